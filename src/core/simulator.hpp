@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/event.hpp"
+#include "core/event_queue.hpp"
+#include "core/synchronizer.hpp"
+
+namespace podsim::core {
+
+class Simulator;
+
+/// Receives the events addressed to the entities it is bound to.
+class EventHandler {
+ public:
+  virtual void handle(Simulator& sim, const Event& event) = 0;
+
+ protected:
+  ~EventHandler() = default;
+};
+
+/// The discrete-event engine: a clock, a queue and a table of handlers.
+///
+/// No globals: several simulators can live in one process. The engine knows nothing of
+/// chips or links; models bind handlers to entity ids and schedule events between them.
+class Simulator {
+ public:
+  /// Uses `sync` to decide window ends; it must outlive the simulator.
+  explicit Simulator(Synchronizer& sync) : sync_(&sync) {}
+
+  /// Routes events addressed to `entity` to `handler` (which must outlive the simulator).
+  void bind(EntityId entity, EventHandler& handler);
+
+  /// Schedules an event at absolute time `time` (>= now) for `target`, created by `origin`.
+  void schedule(SimTime time, EntityId origin, EntityId target, std::uint32_t kind,
+                std::uint64_t a = 0, std::uint64_t b = 0, Priority priority = 0);
+
+  /// Inserts an event whose key was assigned elsewhere (another rank). Keeps its order.
+  void insert(const Event& event);
+
+  /// Processes events until none is left (or the synchronizer ends the run).
+  void run();
+
+  /// Processes every event with time < `end`; the clock stops at the last event run.
+  void run_window(SimTime end);
+
+  SimTime now() const { return now_; }
+  bool idle() const { return queue_.empty(); }
+  /// Time of the next pending event, kTimeInfinity when there is none.
+  SimTime next_event_time() const { return queue_.empty() ? kTimeInfinity : queue_.top().time; }
+  std::uint64_t events_processed() const { return events_processed_; }
+  std::size_t pending() const { return queue_.size(); }
+  void reserve(std::size_t pending_events) { queue_.reserve(pending_events); }
+
+ private:
+  Synchronizer* sync_;
+  EventQueue queue_;
+  std::vector<EventHandler*> handlers_;
+  std::vector<std::uint64_t> sequence_;  // per origin entity
+  SimTime now_ = 0;
+  std::uint64_t events_processed_ = 0;
+};
+
+}  // namespace podsim::core

@@ -1,0 +1,219 @@
+#include "topology/topology.hpp"
+
+#include <limits>
+#include <type_traits>
+
+#include "topology/graph_analysis.hpp"
+#include "util/error.hpp"
+
+namespace podsim::topology {
+
+namespace {
+constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
+const char* const kGridAxisNames[] = {"x", "y", "z"};
+
+std::string grid_kind(const GridGeometry& g) {
+  if (g.twisted()) return "twisted torus";
+  bool any = false;
+  bool all = true;
+  for (int a = 0; a < g.rank(); ++a) {
+    if (g.extent(a) < 2) continue;
+    any = any || g.wraps(a);
+    all = all && g.wraps(a);
+  }
+  if (all && any) return "torus";
+  if (!any) return "mesh";
+  return "torus/mesh";
+}
+}  // namespace
+
+Topology::Topology(const TopologySpec& spec) : name_(spec.name) {
+  std::visit(
+      [&](const auto& layout) {
+        using T = std::decay_t<decltype(layout)>;
+        if constexpr (std::is_same_v<T, GridSpec>) {
+          grid_.emplace(layout);
+          kind_ = grid_kind(*grid_);
+          chips_ = static_cast<std::uint32_t>(grid_->size());
+          chips_per_group_ = chips_;
+          vertices_ = chips_;
+          out_.resize(vertices_);
+          build_grid(layout, 0, 0);
+        } else if constexpr (std::is_same_v<T, MultisliceSpec>) {
+          if (layout.slices < 1) throw InputError("slices must be at least 1");
+          grid_.emplace(layout.slice);
+          kind_ = "multislice";
+          layout_ = Layout::kMultislice;
+          chips_per_group_ = static_cast<std::uint32_t>(grid_->size());
+          groups_ = static_cast<std::uint32_t>(layout.slices);
+          chips_ = chips_per_group_ * groups_;
+          vertices_ = chips_ + 1;  // one non-blocking DCN fabric
+          out_.resize(vertices_);
+          for (std::uint32_t s = 0; s < groups_; ++s) {
+            build_grid(layout.slice, s * chips_per_group_, s);
+          }
+          const VertexId fabric = chips_;
+          const int slice_axis = grid_->rank();
+          up_link_.resize(chips_);
+          down_link_.resize(chips_);
+          for (ChipId c = 0; c < chips_; ++c) {
+            up_link_[c] = add_link(c, fabric, layout.dcn, LinkTier::kDcn, slice_axis, +1);
+            down_link_[c] = add_link(fabric, c, layout.dcn, LinkTier::kDcn, slice_axis, -1);
+          }
+          axes_.push_back(Axis{"slice", layout.slices, false, LinkTier::kDcn,
+                               layout.dcn.bandwidth_Bps, layout.dcn.latency_ps});
+        } else {
+          if (layout.nodes < 1 || layout.chips_per_node < 1) {
+            throw InputError("nodes and chips_per_node must be at least 1");
+          }
+          kind_ = "switch";
+          layout_ = Layout::kSwitch;
+          switched_ = true;
+          chips_per_group_ = static_cast<std::uint32_t>(layout.chips_per_node);
+          groups_ = static_cast<std::uint32_t>(layout.nodes);
+          chips_ = chips_per_group_ * groups_;
+          vertices_ = chips_ + groups_ + 1;  // node switches, then the scale-out fabric
+          out_.resize(vertices_);
+          const VertexId fabric = chips_ + groups_;
+          up_link_.resize(chips_);
+          down_link_.resize(chips_);
+          nic_up_.resize(chips_);
+          nic_down_.resize(chips_);
+          for (ChipId c = 0; c < chips_; ++c) {
+            const VertexId node_switch = chips_ + c / chips_per_group_;
+            up_link_[c] = add_link(c, node_switch, layout.intra, LinkTier::kNodeSwitch, 0, +1);
+            down_link_[c] = add_link(node_switch, c, layout.intra, LinkTier::kNodeSwitch, 0, -1);
+          }
+          for (ChipId c = 0; c < chips_; ++c) {
+            nic_up_[c] = add_link(c, fabric, layout.scale_out, LinkTier::kScaleOut, 1, +1);
+            nic_down_[c] = add_link(fabric, c, layout.scale_out, LinkTier::kScaleOut, 1, -1);
+          }
+          axes_.push_back(Axis{"gpu", layout.chips_per_node, false, LinkTier::kNodeSwitch,
+                               layout.intra.bandwidth_Bps, layout.intra.latency_ps});
+          axes_.push_back(Axis{"node", layout.nodes, false, LinkTier::kScaleOut,
+                               layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
+        }
+      },
+      spec.layout);
+
+  if (grid_ && grid_->twisted()) {
+    // Every chip of a twisted grid sees the same graph: distances from chip 0 serve all.
+    auto distances = hop_distances(*this, 0, LinkTier::kIci);
+    distances.resize(grid_->size());
+    grid_->set_distances_from_origin(std::move(distances));
+  }
+}
+
+void Topology::build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::uint32_t slice) {
+  const GridGeometry& g = *grid_;
+  const auto rank = static_cast<std::size_t>(g.rank());
+  if (slice == 0) {
+    grid_link_.assign(static_cast<std::size_t>(chips_) * rank * 2, kNoLink);
+    for (int a = 0; a < g.rank(); ++a) {
+      axes_.push_back(Axis{kGridAxisNames[a], g.extent(a), g.wraps(a), LinkTier::kIci,
+                           grid.link.bandwidth_Bps, grid.link.latency_ps});
+    }
+  }
+  for (std::size_t local = 0; local < g.size(); ++local) {
+    const ChipId chip = chip_offset + static_cast<ChipId>(local);
+    for (int a = 0; a < g.rank(); ++a) {
+      for (int dir : {+1, -1}) {
+        const auto next = g.neighbor(local, a, dir);
+        if (!next) continue;
+        const LinkId id = add_link(chip, chip_offset + static_cast<ChipId>(*next), grid.link,
+                                   LinkTier::kIci, a, dir);
+        grid_link_[(chip * rank + static_cast<std::size_t>(a)) * 2 + (dir < 0 ? 1 : 0)] = id;
+      }
+    }
+  }
+}
+
+LinkId Topology::add_link(VertexId src, VertexId dst, const LinkSpec& spec, LinkTier tier,
+                          int axis, int dir) {
+  if (!(spec.bandwidth_Bps > 0)) throw InputError("link bandwidth must be positive");
+  const auto id = static_cast<LinkId>(links_.size());
+  links_.push_back(Link{src, dst, spec.bandwidth_Bps, spec.latency_ps, tier, axis, dir});
+  out_[src].push_back(id);
+  return id;
+}
+
+std::optional<int> Topology::axis_index(const std::string& name) const {
+  for (std::size_t i = 0; i < axes_.size(); ++i) {
+    if (axes_[i].name == name) return static_cast<int>(i);
+  }
+  return std::nullopt;
+}
+
+Coord Topology::coord(ChipId chip) const {
+  if (switched_) return Coord{static_cast<int>(chip % chips_per_group_),
+                              static_cast<int>(chip / chips_per_group_), 0, 0};
+  Coord c = grid_->coord(chip % chips_per_group_);
+  if (layout_ == Layout::kMultislice) {
+    c[static_cast<std::size_t>(grid_->rank())] = static_cast<int>(chip / chips_per_group_);
+  }
+  return c;
+}
+
+ChipId Topology::chip_at(const Coord& c) const {
+  if (switched_) return static_cast<ChipId>(c[1]) * chips_per_group_ + static_cast<ChipId>(c[0]);
+  Coord local = c;
+  std::uint32_t group = 0;
+  if (layout_ == Layout::kMultislice) {
+    group = static_cast<std::uint32_t>(c[static_cast<std::size_t>(grid_->rank())]);
+    local[static_cast<std::size_t>(grid_->rank())] = 0;
+  }
+  return group * chips_per_group_ + static_cast<ChipId>(grid_->index(local));
+}
+
+LinkId Topology::grid_next_link(ChipId at, ChipId dst) const {
+  const GridGeometry& g = *grid_;
+  const std::uint32_t base = at - at % chips_per_group_;
+  const std::size_t local_at = at - base;
+  const std::size_t local_dst = dst - base;
+  const int remaining = g.distance(local_at, local_dst);
+  const auto rank = static_cast<std::size_t>(g.rank());
+  // Dimension order: the first axis (and + before −) along which a step gets closer.
+  for (int a = 0; a < g.rank(); ++a) {
+    for (int dir : {+1, -1}) {
+      const auto next = g.neighbor(local_at, a, dir);
+      if (next && g.distance(*next, local_dst) == remaining - 1) {
+        return grid_link_[(at * rank + static_cast<std::size_t>(a)) * 2 + (dir < 0 ? 1 : 0)];
+      }
+    }
+  }
+  throw SimulationError("no route between chips " + std::to_string(at) + " and " +
+                        std::to_string(dst));
+}
+
+LinkId Topology::next_link(VertexId at, ChipId dst) const {
+  if (at >= chips_) {
+    // A switch forwards straight to the destination's port.
+    if (switched_ && at == chips_ + groups_) return nic_down_[dst];
+    return down_link_[dst];
+  }
+  const bool same_group = at / chips_per_group_ == dst / chips_per_group_;
+  if (switched_) return same_group ? up_link_[at] : nic_up_[at];
+  if (!same_group) return up_link_[at];
+  return grid_next_link(at, dst);
+}
+
+std::vector<LinkId> Topology::route(ChipId src, ChipId dst) const {
+  std::vector<LinkId> path;
+  VertexId at = src;
+  while (at != dst) {
+    const LinkId l = next_link(at, dst);
+    path.push_back(l);
+    at = links_[l].dst;
+  }
+  return path;
+}
+
+int Topology::hops(ChipId src, ChipId dst) const {
+  if (src == dst) return 0;
+  const bool same_group = src / chips_per_group_ == dst / chips_per_group_;
+  if (switched_ || !same_group) return 2;
+  const std::uint32_t base = src - src % chips_per_group_;
+  return grid_->distance(src - base, dst - base);
+}
+
+}  // namespace podsim::topology

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "util/sim_time.hpp"
+
+namespace podsim::topology {
+
+/// One direction of a link: its bandwidth and its latency (per hop).
+struct LinkSpec {
+  double bandwidth_Bps = 0;  ///< bytes per second, per direction
+  SimTime latency_ps = 0;    ///< time for the first byte to cross the link
+};
+
+/// A grid of chips joined by nearest-neighbour links: a torus, a mesh, or a mix
+/// (wraparound chosen per axis), optionally twisted (TPU v4/v5p k×k×2k and k×2k×2k).
+struct GridSpec {
+  std::vector<int> dims;         ///< chips along x, y, z (1 to 3 axes)
+  std::vector<bool> wraparound;  ///< one flag per entry of dims
+  /// Crossing the wrap of a short axis (extent k) also moves k along every long axis
+  /// (extent 2k): the twisted torus of Cámara et al. used by TPU v4 and v5p slices.
+  bool twisted = false;
+  LinkSpec link;  ///< every grid link, per direction
+};
+
+/// GPU cluster: nodes of `chips_per_node` GPUs on a node switch (NVSwitch), every GPU also
+/// on a non-blocking scale-out network through its own NIC.
+struct SwitchSpec {
+  int nodes = 1;
+  int chips_per_node = 8;
+  LinkSpec intra;      ///< GPU <-> node switch, per GPU per direction
+  LinkSpec scale_out;  ///< GPU NIC <-> fabric, per GPU per direction
+};
+
+/// `slices` identical ICI grids joined by the data-centre network (DCN).
+struct MultisliceSpec {
+  int slices = 2;
+  GridSpec slice;
+  LinkSpec dcn;  ///< per chip, per direction (host NIC bandwidth divided by chips per host)
+};
+
+/// A machine's interconnect, as a config describes it.
+struct TopologySpec {
+  std::string name;
+  std::variant<GridSpec, SwitchSpec, MultisliceSpec> layout;
+};
+
+}  // namespace podsim::topology

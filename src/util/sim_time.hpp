@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace podsim {
+
+/// Simulated time in integer picoseconds. Integer time keeps event order exact and the
+/// same on every machine; 2^63 ps is about 107 simulated days.
+using SimTime = std::int64_t;
+
+inline constexpr SimTime kPsPerSecond = 1'000'000'000'000;
+inline constexpr SimTime kPsPerMicrosecond = 1'000'000;
+inline constexpr SimTime kPsPerNanosecond = 1'000;
+/// A time later than any event; used as "never" and "no bound".
+inline constexpr SimTime kTimeInfinity = std::numeric_limits<SimTime>::max();
+
+/// Seconds (as reported in outputs) of a picosecond time.
+constexpr double to_seconds(SimTime t_ps) { return static_cast<double>(t_ps) / 1e12; }
+
+/// Nearest picosecond time of a duration in seconds.
+inline SimTime from_seconds(double seconds) {
+  return static_cast<SimTime>(std::llround(seconds * 1e12));
+}
+
+/// Time to push `bytes` through a pipe of `bytes_per_s`, rounded up to a whole picosecond
+/// so that a transfer never finishes before its bytes could have moved.
+inline SimTime transfer_time_ps(double bytes, double bytes_per_s) {
+  return static_cast<SimTime>(std::ceil(bytes * 1e12 / bytes_per_s));
+}
+
+}  // namespace podsim

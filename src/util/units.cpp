@@ -1,0 +1,207 @@
+#include "util/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <utility>
+
+#include "util/error.hpp"
+
+namespace podsim::units {
+namespace {
+
+struct Quantity {
+  double value;
+  std::string_view unit;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits "45 GB/s" into 45 and "GB/s". Rejects NaN, infinity and an empty number.
+std::optional<Quantity> split(std::string_view text) {
+  text = trim(text);
+  double value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr == first || !std::isfinite(value)) return std::nullopt;
+  return Quantity{value, trim(std::string_view(ptr, static_cast<std::size_t>(last - ptr)))};
+}
+
+/// Multiplier of an SI or IEC prefix at the start of `unit`; advances `unit` past it.
+std::optional<double> take_prefix(std::string_view& unit) {
+  static constexpr std::array<std::pair<std::string_view, double>, 16> kPrefixes{{
+      {"Ki", 1024.0},
+      {"Mi", 1048576.0},
+      {"Gi", 1073741824.0},
+      {"Ti", 1099511627776.0},
+      {"Pi", 1125899906842624.0},
+      {"k", 1e3},
+      {"K", 1e3},
+      {"M", 1e6},
+      {"G", 1e9},
+      {"T", 1e12},
+      {"P", 1e15},
+      {"E", 1e18},
+      {"m", 1e-3},
+      {"u", 1e-6},
+      {"\xC2\xB5", 1e-6},  // µ
+      {"n", 1e-9},
+  }};
+  for (const auto& [prefix, factor] : kPrefixes) {
+    if (unit.size() > prefix.size() && unit.substr(0, prefix.size()) == prefix) {
+      unit.remove_prefix(prefix.size());
+      return factor;
+    }
+  }
+  return 1.0;
+}
+
+[[noreturn]] void fail(std::string_view what, std::string_view example, std::string_view text) {
+  throw InputError("expected " + std::string(what) + " like \"" + std::string(example) +
+                   "\", got \"" + std::string(text) + "\"");
+}
+
+/// Value of `text` in base units where `bases` lists the accepted base units (after the
+/// prefix) and their factor. Returns nullopt when the unit is not one of them.
+template <std::size_t N>
+std::optional<double> parse_with(std::string_view text,
+                                 const std::array<std::pair<std::string_view, double>, N>& bases,
+                                 bool allow_small_prefixes, bool allow_bare) {
+  auto q = split(text);
+  if (!q) return std::nullopt;
+  if (q->unit.empty()) {
+    if (allow_bare) return q->value;
+    return std::nullopt;
+  }
+  for (const auto& [base, factor] : bases) {
+    if (q->unit == base) return q->value * factor;
+  }
+  std::string_view unit = q->unit;
+  auto prefix = take_prefix(unit);
+  if (!prefix) return std::nullopt;
+  if (!allow_small_prefixes && *prefix < 1.0) return std::nullopt;
+  for (const auto& [base, factor] : bases) {
+    if (unit == base) return q->value * *prefix * factor;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+double parse_bandwidth(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 5> kBases{{
+      {"B/s", 1.0},
+      {"Bps", 1.0},
+      {"bps", 0.125},
+      {"b/s", 0.125},
+      {"bit/s", 0.125},
+  }};
+  auto v = parse_with(text, kBases, false, false);
+  if (!v) fail("a bandwidth", "45 GB/s", text);
+  if (!(*v > 0)) throw InputError("bandwidth must be positive, got \"" + std::string(text) + "\"");
+  return *v;
+}
+
+SimTime parse_duration(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 6> kBases{{
+      {"s", 1e12},
+      {"ms", 1e9},
+      {"ps", 1.0},
+      {"ns", 1e3},
+      {"us", 1e6},
+      {"\xC2\xB5s", 1e6},
+  }};
+  auto v = parse_with(text, kBases, false, false);
+  if (!v) fail("a duration", "1 us", text);
+  if (*v < 0) throw InputError("duration must not be negative, got \"" + std::string(text) + "\"");
+  if (*v > 9.0e18) throw InputError("duration is too long, got \"" + std::string(text) + "\"");
+  return static_cast<SimTime>(std::llround(*v));
+}
+
+std::uint64_t parse_bytes(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 2> kBases{{
+      {"B", 1.0},
+      {"bytes", 1.0},
+  }};
+  auto v = parse_with(text, kBases, false, true);
+  if (!v) fail("a size", "32 GiB", text);
+  if (*v < 0) throw InputError("size must not be negative, got \"" + std::string(text) + "\"");
+  if (*v >= 1.8e19) throw InputError("size is too large, got \"" + std::string(text) + "\"");
+  if (std::floor(*v) != *v) {
+    throw InputError("size must be a whole number of bytes, got \"" + std::string(text) + "\"");
+  }
+  return static_cast<std::uint64_t>(*v);
+}
+
+double parse_flop_rate(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 3> kBases{{
+      {"FLOP/s", 1.0},
+      {"FLOPS", 1.0},
+      {"OP/s", 1.0},
+  }};
+  auto v = parse_with(text, kBases, false, false);
+  if (!v) fail("a compute rate", "275 TFLOP/s", text);
+  if (!(*v > 0)) throw InputError("compute rate must be positive, got \"" + std::string(text) + "\"");
+  return *v;
+}
+
+namespace {
+std::string format_scaled(double value, const char* const* names, double step, int count,
+                          const char* suffix) {
+  int i = 0;
+  double v = value;
+  while (i + 1 < count && std::fabs(v) >= step) {
+    v /= step;
+    ++i;
+  }
+  char buf[64];
+  const int digits = std::fabs(v) >= 100 ? 0 : (std::fabs(v) >= 10 ? 1 : 2);
+  std::snprintf(buf, sizeof buf, "%.*f %s%s", digits, v, names[i], suffix);
+  return buf;
+}
+}  // namespace
+
+std::string format_bandwidth(double bytes_per_s) {
+  static const char* const kNames[] = {"", "K", "M", "G", "T", "P"};
+  return format_scaled(bytes_per_s, kNames, 1000.0, 6, "B/s");
+}
+
+std::string format_bytes(double bytes) {
+  static const char* const kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+  static const char* const kDecimal[] = {"", "k", "M", "G", "T", "P"};
+  // A size that is a whole number of the binary unit it would print in reads better that way.
+  double v = bytes;
+  int i = 0;
+  while (i < 5 && v >= 1024.0) {
+    v /= 1024.0;
+    ++i;
+  }
+  if (v == std::floor(v)) return format_scaled(bytes, kBinary, 1024.0, 6, "B");
+  return format_scaled(bytes, kDecimal, 1000.0, 6, "B");
+}
+
+std::string format_seconds(double seconds) {
+  char buf[64];
+  const double a = std::fabs(seconds);
+  if (a >= 1.0 || a == 0.0) {
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  } else if (a >= 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  } else if (a >= 1e-6) {
+    std::snprintf(buf, sizeof buf, "%.3f us", seconds * 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f ns", seconds * 1e9);
+  }
+  return buf;
+}
+
+}  // namespace podsim::units

@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "core/event_queue.hpp"
+#include "core/simulator.hpp"
+#include "util/error.hpp"
+
+namespace podsim::core {
+namespace {
+
+/// Records every event it receives, optionally scheduling follow-ups.
+class Recorder final : public EventHandler {
+ public:
+  explicit Recorder(EntityId self) : self_(self) {}
+  void handle(Simulator& sim, const Event& e) override {
+    seen.push_back(e);
+    times.push_back(sim.now());
+    if (e.kind == 1 && e.a > 0) {
+      // Chain: schedule the next link of a chain `a` more times, 10 ps apart.
+      sim.schedule(sim.now() + 10, self_, self_, 1, e.a - 1);
+    }
+  }
+  std::vector<Event> seen;
+  std::vector<SimTime> times;
+
+ private:
+  EntityId self_;
+};
+
+TEST(EventQueue, PopsInTimePriorityOriginSequenceOrder) {
+  EventQueue q;
+  // Inserted deliberately out of order.
+  q.push(Event{5, make_rank_key(0, 2), 0, 0, 0, 0, 0});
+  q.push(Event{3, make_rank_key(1, 0), 0, 0, 0, 0, 0});
+  q.push(Event{3, make_rank_key(0, 9), 1, 0, 0, 0, 0});
+  q.push(Event{3, make_rank_key(0, 9), 0, 0, 0, 0, 0});
+  q.push(Event{3, make_rank_key(0, 1), 7, 0, 0, 0, 0});
+  q.push(Event{1, make_rank_key(7, 7), 7, 0, 0, 0, 0});
+  std::vector<std::tuple<SimTime, Priority, EntityId, std::uint64_t>> order;
+  while (!q.empty()) {
+    const Event e = q.pop();
+    order.emplace_back(e.time, e.priority(), e.origin(), e.sequence);
+  }
+  const std::vector<std::tuple<SimTime, Priority, EntityId, std::uint64_t>> expected{
+      {1, 7, 7, 7}, {3, 0, 1, 7}, {3, 0, 9, 0}, {3, 0, 9, 1}, {3, 1, 0, 0}, {5, 0, 2, 0}};
+  EXPECT_EQ(order, expected);
+}
+
+TEST(EventQueue, MatchesASortOnRandomKeys) {
+  std::mt19937_64 rng(42);
+  std::vector<Event> events;
+  EventQueue q;
+  for (int i = 0; i < 20000; ++i) {
+    Event e{static_cast<SimTime>(rng() % 1000), make_rank_key(static_cast<Priority>(rng() % 3),
+                                                              static_cast<EntityId>(rng() % 50)),
+            rng() % 100, 0, 0, 0, 0};
+    events.push_back(e);
+    q.push(e);
+    if (i % 3 == 0) {
+      // Interleave pops to exercise sift-down on a partly filled heap.
+      const Event popped = q.pop();
+      auto it = std::min_element(events.begin(), events.end(), event_before);
+      EXPECT_FALSE(event_before(*it, popped) || event_before(popped, *it));
+      events.erase(it);
+    }
+  }
+  std::sort(events.begin(), events.end(), event_before);
+  for (const Event& e : events) {
+    const Event popped = q.pop();
+    ASSERT_EQ(popped.time, e.time);
+    ASSERT_EQ(popped.rank_key, e.rank_key);
+    ASSERT_EQ(popped.sequence, e.sequence);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(Simulator, RunsEventsInOrderAndAdvancesTheClock) {
+  SequentialSynchronizer sync;
+  Simulator sim(sync);
+  Recorder r(0);
+  sim.bind(0, r);
+  sim.schedule(100, 0, 0, 0, 1);
+  sim.schedule(50, 0, 0, 0, 2);
+  sim.schedule(50, 0, 0, 1, 3);  // a chain of 3 follow-ups, at 60, 70, 80
+  sim.run();
+  ASSERT_EQ(r.times, (std::vector<SimTime>{50, 50, 60, 70, 80, 100}));
+  EXPECT_EQ(r.seen[0].a, 2u);  // same time and origin: scheduling order (sequence) decides
+  EXPECT_EQ(sim.now(), 100);
+  EXPECT_EQ(sim.events_processed(), 6u);
+  EXPECT_TRUE(sim.idle());
+}
+
+TEST(Simulator, SameInputsGiveTheSameEventSequence) {
+  auto run_once = [] {
+    SequentialSynchronizer sync;
+    Simulator sim(sync);
+    std::vector<Recorder> rs;
+    rs.reserve(8);
+    for (EntityId i = 0; i < 8; ++i) {
+      rs.emplace_back(i);
+      sim.bind(i, rs.back());
+    }
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 500; ++i) {
+      const auto origin = static_cast<EntityId>(rng() % 8);
+      sim.schedule(static_cast<SimTime>(rng() % 100), origin, static_cast<EntityId>(rng() % 8),
+                   1, rng() % 4);
+    }
+    sim.run();
+    std::vector<std::tuple<SimTime, EntityId, std::uint64_t>> trace;
+    for (const auto& r : rs) {
+      for (const Event& e : r.seen) trace.emplace_back(e.time, e.origin(), e.sequence);
+    }
+    return trace;
+  };
+  EXPECT_EQ(run_once(), run_once());
+}
+
+TEST(Simulator, RefusesToScheduleInThePastOrToAnUnboundEntity) {
+  SequentialSynchronizer sync;
+  Simulator sim(sync);
+  Recorder r(0);
+  sim.bind(0, r);
+  sim.schedule(10, 0, 0, 0);
+  sim.run();
+  EXPECT_THROW(sim.schedule(5, 0, 0, 0), SimulationError);
+  sim.schedule(20, 0, 3, 0);
+  EXPECT_THROW(sim.run(), SimulationError);
+}
+
+TEST(Simulator, RunWindowStopsBeforeTheWindowEnd) {
+  SequentialSynchronizer sync;
+  Simulator sim(sync);
+  Recorder r(0);
+  sim.bind(0, r);
+  sim.schedule(10, 0, 0, 0);
+  sim.schedule(20, 0, 0, 0);
+  sim.run_window(20);
+  EXPECT_EQ(r.seen.size(), 1u);
+  EXPECT_EQ(sim.next_event_time(), 20);
+}
+
+}  // namespace
+}  // namespace podsim::core

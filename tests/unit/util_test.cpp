@@ -1,0 +1,88 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "util/error.hpp"
+#include "util/suggest.hpp"
+#include "util/units.hpp"
+
+namespace podsim {
+namespace {
+
+TEST(Units, BandwidthDecimalBinaryAndBits) {
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("45 GB/s"), 45e9);
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("1.2 TB/s"), 1.2e12);
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("12 GiB/s"), 12.0 * 1073741824.0);
+  // 400 Gbps is 400e9 bits, i.e. 50e9 bytes, per second.
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("400 Gbps"), 50e9);
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("200 Gb/s"), 25e9);
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("4.5e10 B/s"), 4.5e10);
+  EXPECT_DOUBLE_EQ(units::parse_bandwidth("45GB/s"), 45e9);
+}
+
+TEST(Units, DurationsArePicoseconds) {
+  EXPECT_EQ(units::parse_duration("1 us"), 1'000'000);
+  EXPECT_EQ(units::parse_duration("1 \xC2\xB5s"), 1'000'000);
+  EXPECT_EQ(units::parse_duration("250 ns"), 250'000);
+  EXPECT_EQ(units::parse_duration("2 ms"), 2'000'000'000);
+  EXPECT_EQ(units::parse_duration("1.5 s"), 1'500'000'000'000);
+  EXPECT_EQ(units::parse_duration("0 s"), 0);
+  EXPECT_EQ(units::parse_duration("7 ps"), 7);
+}
+
+TEST(Units, SizesDecimalAndBinary) {
+  EXPECT_EQ(units::parse_bytes("32 GiB"), 32ull << 30);
+  EXPECT_EQ(units::parse_bytes("1KiB"), 1024u);
+  EXPECT_EQ(units::parse_bytes("16 GB"), 16'000'000'000ull);
+  EXPECT_EQ(units::parse_bytes("4096"), 4096u);
+  EXPECT_EQ(units::parse_bytes("512 B"), 512u);
+}
+
+TEST(Units, FlopRates) {
+  EXPECT_DOUBLE_EQ(units::parse_flop_rate("275 TFLOP/s"), 275e12);
+  EXPECT_DOUBLE_EQ(units::parse_flop_rate("1.97e14 FLOP/s"), 1.97e14);
+  EXPECT_DOUBLE_EQ(units::parse_flop_rate("989 TFLOPS"), 989e12);
+}
+
+TEST(Units, BadValuesSayWhatWasExpected) {
+  try {
+    units::parse_bandwidth("fast");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "expected a bandwidth like \"45 GB/s\", got \"fast\"");
+  }
+  EXPECT_THROW(units::parse_bandwidth("45 GB"), InputError);      // a size, not a rate
+  EXPECT_THROW(units::parse_bandwidth("0 GB/s"), InputError);     // must be positive
+  EXPECT_THROW(units::parse_bandwidth("-3 GB/s"), InputError);
+  EXPECT_THROW(units::parse_duration("1 us/s"), InputError);
+  EXPECT_THROW(units::parse_duration("-1 us"), InputError);
+  EXPECT_THROW(units::parse_bytes("-4 KiB"), InputError);
+  EXPECT_THROW(units::parse_bytes("0.5 B"), InputError);
+  EXPECT_THROW(units::parse_bytes("3 GB/s"), InputError);
+  EXPECT_THROW(units::parse_bytes("nan B"), InputError);
+  EXPECT_THROW(units::parse_bytes("inf"), InputError);
+  EXPECT_THROW(units::parse_flop_rate("275 TB/s"), InputError);
+  EXPECT_THROW(units::parse_bytes(""), InputError);
+  EXPECT_THROW(units::parse_duration("us"), InputError);
+}
+
+TEST(Units, Formatting) {
+  EXPECT_EQ(units::format_bytes(1024.0 * 1024 * 1024), "1.00 GiB");
+  EXPECT_EQ(units::format_bytes(1000.0), "1000 B");
+  EXPECT_EQ(units::format_bandwidth(45e9), "45.0 GB/s");
+  EXPECT_EQ(units::format_seconds(1.5e-6), "1.500 us");
+}
+
+TEST(Suggest, FindsPlausibleTypos) {
+  const std::vector<std::string> keys{"bandwidth", "latency", "dims", "wraparound"};
+  EXPECT_EQ(closest_match("bandwith", keys), "bandwidth");
+  EXPECT_EQ(closest_match("wrap_around", keys), "wraparound");
+  EXPECT_EQ(closest_match("colour", keys), "");
+  EXPECT_EQ(did_you_mean("latncy", keys), " (did you mean \"latency\"?)");
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(join_choices(keys), "bandwidth, latency, dims or wraparound");
+}
+
+}  // namespace
+}  // namespace podsim
