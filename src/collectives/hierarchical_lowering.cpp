@@ -1,0 +1,97 @@
+#include <algorithm>
+
+#include "collectives/lowering.hpp"
+#include "collectives/lowering_steps.hpp"
+
+namespace podsim::collectives::detail {
+
+namespace {
+
+bool is_outer(topology::LinkTier tier) {
+  return tier == topology::LinkTier::kDcn || tier == topology::LinkTier::kScaleOut;
+}
+
+/// Groups spanned by `axes` that lie inside the requested groups.
+std::vector<Group> subgroups(const topology::Topology& topo, const std::vector<int>& axes,
+                             const std::vector<char>& requested) {
+  std::vector<Group> out;
+  for (Group& g : make_groups(topo, axes)) {
+    if (requested[g.chips[0]]) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+/// Reduce-scatter or all-gather inside every slice/node: the torus algorithm on an ICI
+/// grid, a ring through a node switch.
+void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
+                 const std::vector<Group>& inner, const Frontier& start, Frontier& end,
+                 Schedule& schedule) {
+  for (const Group& g : inner) {
+    const bool grid = topo.axes()[static_cast<std::size_t>(g.axes[0])].tier == topology::LinkTier::kIci;
+    const CollectiveSpec spec{op, grid ? Algorithm::kTorus : Algorithm::kRing, bytes};
+    if (grid) {
+      lower_torus(topo, spec, g, start, end, schedule);
+    } else {
+      lower_ring(topo, spec, g, false, start, end, schedule);
+    }
+  }
+}
+
+}  // namespace
+
+void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
+                        const std::vector<Group>& groups, const Frontier& start, Frontier& end,
+                        Schedule& schedule) {
+  std::vector<int> inner_axes;
+  std::vector<int> outer_axes;
+  for (int a : groups.front().axes) {
+    if (topo.axes()[static_cast<std::size_t>(a)].size < 2) continue;
+    (is_outer(topo.axes()[static_cast<std::size_t>(a)].tier) ? outer_axes : inner_axes).push_back(a);
+  }
+  std::vector<char> requested(topo.chips(), 0);
+  for (const Group& g : groups) {
+    for (ChipId c : g.chips) requested[c] = 1;
+  }
+  const std::vector<Group> inner = subgroups(topo, inner_axes, requested);
+  const std::vector<Group> outer = subgroups(topo, outer_axes, requested);
+  const std::uint64_t inner_size = inner.front().size();
+  // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
+  // shard crosses the slow network.
+  const std::uint64_t shard = share(spec.bytes, inner_size);
+
+  Frontier current = start;
+  auto run = [&](auto&& phase) {
+    Frontier next(current.chips());
+    phase(current, next);
+    current = std::move(next);
+  };
+  auto outer_phase = [&](Op op) {
+    run([&](const Frontier& s, Frontier& e) {
+      for (const Group& g : outer) lower_ring(topo, CollectiveSpec{op, Algorithm::kRing, shard}, g, false, s, e, schedule);
+    });
+  };
+  auto inner_step = [&](Op op) {
+    run([&](const Frontier& s, Frontier& e) { inner_phase(topo, op, spec.bytes, inner, s, e, schedule); });
+  };
+
+  switch (spec.op) {
+    case Op::kAllReduce:
+      inner_step(Op::kReduceScatter);
+      outer_phase(Op::kAllReduce);
+      inner_step(Op::kAllGather);
+      break;
+    case Op::kReduceScatter:
+      inner_step(Op::kReduceScatter);
+      outer_phase(Op::kReduceScatter);
+      break;
+    case Op::kAllGather:
+      outer_phase(Op::kAllGather);
+      inner_step(Op::kAllGather);
+      break;
+    default:
+      break;  // rejected by resolve_algorithm
+  }
+  end.merge(current);
+}
+
+}  // namespace podsim::collectives::detail

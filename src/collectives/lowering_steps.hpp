@@ -1,0 +1,35 @@
+#pragma once
+
+// Building blocks shared by the algorithm lowerings (internal to collectives).
+
+#include <vector>
+
+#include "collectives/collective_spec.hpp"
+#include "collectives/group.hpp"
+#include "collectives/schedule.hpp"
+
+namespace podsim::collectives::detail {
+
+/// ceil(a / b) for sizes; at least 1 byte so every step still moves (and times) something.
+std::uint64_t share(std::uint64_t bytes, std::uint64_t parts);
+
+/// Ring and bidirectional-ring lowering of every op over one group's ring order.
+void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+                bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule);
+
+/// Reduce-scatter (`gather` false) or all-gather (true) of an array of `bytes` along one
+/// axis of `group`: on every line along that axis at once, a bidirectional ring where the
+/// axis wraps (3+ chips), else a folded ring.
+void axis_phase(const topology::Topology& topo, const Group& group, std::size_t axis_pos,
+                std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule);
+
+/// Multi-dimensional torus lowering (per-axis phases on every axis at once).
+void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+                 const Frontier& start, Frontier& end, Schedule& schedule);
+
+/// Hierarchical lowering over all `groups` at once: inside slices/nodes, across, inside.
+void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
+                        const std::vector<Group>& groups, const Frontier& start, Frontier& end,
+                        Schedule& schedule);
+
+}  // namespace podsim::collectives::detail

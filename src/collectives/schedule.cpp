@@ -1,0 +1,104 @@
+#include "collectives/schedule.hpp"
+
+namespace podsim::collectives {
+
+TransferIndex Schedule::add(ChipId src, ChipId dst, std::uint64_t bytes,
+                            std::span<const TransferIndex> deps) {
+  const auto index = static_cast<TransferIndex>(transfers_.size());
+  transfers_.push_back(PlannedTransfer{src, dst, bytes, current_collective_});
+  dep_items_.insert(dep_items_.end(), deps.begin(), deps.end());
+  dep_begin_.push_back(static_cast<std::uint32_t>(dep_items_.size()));
+  return index;
+}
+
+void Frontier::merge(const Frontier& other) {
+  for (std::size_t c = 0; c < ready_.size(); ++c) {
+    ready_[c].insert(ready_[c].end(), other.ready_[c].begin(), other.ready_[c].end());
+  }
+}
+
+void ring_pass(Schedule& schedule, const std::vector<ChipId>& ring, int steps,
+               std::uint64_t chunk_bytes, const Frontier& start, Frontier& end) {
+  const std::size_t n = ring.size();
+  std::vector<TransferIndex> sent(n);  // sent[i]: chip ring[i]'s latest send
+  std::vector<TransferIndex> deps;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<TransferIndex> now(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      deps.clear();
+      if (step == 0) {
+        const auto ready = start.ready(ring[i]);
+        deps.assign(ready.begin(), ready.end());
+      } else {
+        deps.push_back(sent[i]);
+        deps.push_back(sent[(i + n - 1) % n]);  // what ring[i] received last step
+      }
+      now[i] = schedule.add(ring[i], ring[(i + 1) % n], chunk_bytes, deps);
+    }
+    sent.swap(now);
+  }
+  if (steps == 0) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    end.add(ring[i], sent[i]);
+    end.add(ring[i], sent[(i + n - 1) % n]);
+  }
+}
+
+void chain_pass(Schedule& schedule, const std::vector<ChipId>& order, int pieces,
+                std::uint64_t piece_bytes, const Frontier& start, Frontier& end) {
+  const std::size_t n = order.size();
+  // last_recv[i]: the transfer that brought the current piece to order[i].
+  std::vector<TransferIndex> last_send(n);
+  std::vector<TransferIndex> last_recv(n);
+  std::vector<bool> has_sent(n, false);
+  std::vector<TransferIndex> deps;
+  for (int piece = 0; piece < pieces; ++piece) {
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      deps.clear();
+      if (i == 0 && piece == 0) {
+        const auto ready = start.ready(order[0]);
+        deps.assign(ready.begin(), ready.end());
+      }
+      if (i > 0) deps.push_back(last_recv[i]);
+      if (has_sent[i]) deps.push_back(last_send[i]);
+      const TransferIndex t = schedule.add(order[i], order[i + 1], piece_bytes, deps);
+      last_send[i] = t;
+      has_sent[i] = true;
+      last_recv[i + 1] = t;
+    }
+  }
+  if (pieces == 0) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (has_sent[i]) end.add(order[i], last_send[i]);
+    if (i > 0) end.add(order[i], last_recv[i]);
+  }
+}
+
+void pairwise_exchange(Schedule& schedule, const std::vector<ChipId>& members,
+                       std::uint64_t bytes, const Frontier& start, Frontier& end) {
+  const std::size_t n = members.size();
+  std::vector<TransferIndex> sent(n);
+  std::vector<TransferIndex> deps;
+  for (std::size_t round = 1; round < n; ++round) {
+    std::vector<TransferIndex> now(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      deps.clear();
+      if (round == 1) {
+        const auto ready = start.ready(members[i]);
+        deps.assign(ready.begin(), ready.end());
+      } else {
+        deps.push_back(sent[i]);
+        deps.push_back(sent[(i + n - (round - 1)) % n]);  // received last round
+      }
+      now[i] = schedule.add(members[i], members[(i + round) % n], bytes, deps);
+    }
+    sent.swap(now);
+  }
+  if (n < 2) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    end.add(members[i], sent[i]);
+    end.add(members[i], sent[(i + 1) % n]);  // round n−1: received from i−(n−1) = i+1
+  }
+}
+
+}  // namespace podsim::collectives

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace podsim::collectives {
+
+using topology::ChipId;
+using TransferIndex = std::uint32_t;
+
+/// One point-to-point transfer of a lowered collective.
+struct PlannedTransfer {
+  ChipId src = 0;
+  ChipId dst = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t collective = 0;  ///< which of the schedule's collectives it belongs to
+};
+
+/// A lowered collective (or several running at once): transfers and the transfers each
+/// must wait for. It is a DAG because a transfer only depends on earlier ones.
+class Schedule {
+ public:
+  /// Adds a transfer that may start once every transfer in `deps` has arrived.
+  TransferIndex add(ChipId src, ChipId dst, std::uint64_t bytes, std::span<const TransferIndex> deps);
+  /// Transfers added from now on belong to collective `index`.
+  void begin_collective(std::uint32_t index) { current_collective_ = index; }
+
+  std::size_t size() const { return transfers_.size(); }
+  std::uint32_t collectives() const { return current_collective_ + 1; }
+  const PlannedTransfer& transfer(TransferIndex i) const { return transfers_[i]; }
+  std::span<const TransferIndex> deps(TransferIndex i) const {
+    return {dep_items_.data() + dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]};
+  }
+
+ private:
+  std::vector<PlannedTransfer> transfers_;
+  std::vector<std::uint32_t> dep_begin_{0};
+  std::vector<TransferIndex> dep_items_;
+  std::uint32_t current_collective_ = 0;
+};
+
+/// Per chip: the transfers that must have arrived before the chip may start its next phase
+/// (its last send and its last receive of the phase before).
+class Frontier {
+ public:
+  explicit Frontier(std::size_t chips) : ready_(chips) {}
+  std::span<const TransferIndex> ready(ChipId c) const { return ready_[c]; }
+  void add(ChipId c, TransferIndex t) { ready_[c].push_back(t); }
+  /// Adds everything `other` holds (used to join concurrent phases).
+  void merge(const Frontier& other);
+  std::size_t chips() const { return ready_.size(); }
+
+ private:
+  std::vector<std::vector<TransferIndex>> ready_;
+};
+
+/// Appends a ring pass to `schedule`: `steps` steps in which every chip of `ring` sends
+/// `chunk_bytes` to the next chip of the ring (cyclic). Step k of a chip waits for its own
+/// step k−1 send and for the step k−1 chunk it received (it forwards or reduces that
+/// data); step 0 waits for `start`. Records each chip's last send and receive in `end`.
+///
+/// n−1 steps is a reduce-scatter or an all-gather, 2(n−1) an all-reduce.
+void ring_pass(Schedule& schedule, const std::vector<ChipId>& ring, int steps,
+               std::uint64_t chunk_bytes, const Frontier& start, Frontier& end);
+
+/// A pipelined chain: chip order[0] sends `pieces` pieces of `piece_bytes` down the chain
+/// order[0] → order[1] → …; each chip forwards a piece once it has it and has sent the
+/// previous one.
+void chain_pass(Schedule& schedule, const std::vector<ChipId>& order, int pieces,
+                std::uint64_t piece_bytes, const Frontier& start, Frontier& end);
+
+/// Pairwise exchange: in round k = 1..n−1, member i sends `bytes` to member (i+k) mod n,
+/// after its round k−1 send and receive.
+void pairwise_exchange(Schedule& schedule, const std::vector<ChipId>& members,
+                       std::uint64_t bytes, const Frontier& start, Frontier& end);
+
+}  // namespace podsim::collectives

@@ -1,0 +1,140 @@
+#include <algorithm>
+#include <numeric>
+
+#include "collectives/lowering.hpp"
+#include "collectives/lowering_steps.hpp"
+
+namespace podsim::collectives::detail {
+
+void axis_phase(const topology::Topology& topo, const Group& group, std::size_t axis_pos,
+                std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule) {
+  const auto& axis = topo.axes()[static_cast<std::size_t>(group.axes[axis_pos])];
+  const auto n = static_cast<std::uint64_t>(group.sizes[axis_pos]);
+  const bool both_ways = axis.wraparound && n >= 3;
+  for (const auto& line : lines_along(group, axis_pos)) {
+    const std::vector<ChipId> ring = ring_order_of_line(line, axis.wraparound);
+    if (both_ways) {
+      std::vector<ChipId> back{ring[0]};
+      back.insert(back.end(), ring.rbegin(), ring.rend() - 1);
+      ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
+      ring_pass(schedule, back, static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
+    } else {
+      ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
+    }
+  }
+}
+
+namespace {
+
+/// Positions (in group.axes) of the axes with more than one chip.
+std::vector<std::size_t> active_axes(const Group& group) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < group.sizes.size(); ++i) {
+    if (group.sizes[i] > 1) out.push_back(i);
+  }
+  return out;
+}
+
+/// Runs the phases of one piece: reduce-scatters along `order`, then all-gathers back in
+/// reverse order, with the array shrinking (growing) by each axis's size.
+void piece_phases(const topology::Topology& topo, const Group& group,
+                  const std::vector<std::size_t>& order, std::uint64_t bytes, bool scatter,
+                  bool gather, const Frontier& start, Frontier& end, Schedule& schedule) {
+  std::vector<std::uint64_t> sizes{bytes};
+  for (std::size_t p : order) {
+    sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.sizes[p])));
+  }
+  Frontier current = start;
+  auto advance = [&](std::size_t axis_pos, std::uint64_t array_bytes) {
+    Frontier next(current.chips());
+    axis_phase(topo, group, axis_pos, array_bytes, current, next, schedule);
+    current = std::move(next);
+  };
+  if (scatter) {
+    for (std::size_t i = 0; i < order.size(); ++i) advance(order[i], sizes[i]);
+  }
+  if (gather) {
+    for (std::size_t i = order.size(); i-- > 0;) advance(order[i], sizes[i]);
+  }
+  end.merge(current);
+}
+
+}  // namespace
+
+void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+                 const Frontier& start, Frontier& end, Schedule& schedule) {
+  const std::vector<std::size_t> axes = active_axes(group);
+  const std::size_t d = axes.size();
+  switch (spec.op) {
+    case Op::kAllReduce:
+    case Op::kReduceScatter:
+    case Op::kAllGather: {
+      // One piece per axis, each starting on a different axis: at every phase the pieces
+      // use different axes, so all of a chip's links are busy at once (bytes / (W·axes)).
+      const std::uint64_t piece_bytes = share(spec.bytes, d);
+      for (std::size_t j = 0; j < d; ++j) {
+        std::vector<std::size_t> order(d);
+        for (std::size_t p = 0; p < d; ++p) order[p] = axes[(j + p) % d];
+        if (spec.op == Op::kAllGather) {
+          // An all-gather is the second half of an all-reduce: the same phases, run from
+          // the innermost shard outwards.
+          piece_phases(topo, group, order, piece_bytes, false, true, start, end, schedule);
+        } else {
+          piece_phases(topo, group, order, piece_bytes, true, spec.op == Op::kAllReduce, start,
+                       end, schedule);
+        }
+      }
+      break;
+    }
+    case Op::kAllToAll: {
+      // Dimension by dimension: along each axis every chip exchanges S/n with each peer.
+      Frontier current = start;
+      for (std::size_t p : axes) {
+        Frontier next(current.chips());
+        for (const auto& line : lines_along(group, p)) {
+          pairwise_exchange(schedule, line, share(spec.bytes, static_cast<std::uint64_t>(line.size())),
+                            current, next);
+        }
+        current = std::move(next);
+      }
+      end.merge(current);
+      break;
+    }
+    case Op::kBroadcast: {
+      // From the group's first chip along the first axis, then from every chip that has the
+      // data along the next axis, and so on.
+      Frontier current = start;
+      for (std::size_t i = 0; i < d; ++i) {
+        const std::size_t p = axes[i];
+        const auto& axis = topo.axes()[static_cast<std::size_t>(group.axes[p])];
+        Frontier next(current.chips());
+        for (const auto& line : lines_along(group, p)) {
+          // Only lines whose coordinates on the later axes are 0 hold data yet.
+          const auto pos = static_cast<std::size_t>(
+              std::find(group.chips.begin(), group.chips.end(), line[0]) - group.chips.begin());
+          bool has_data = true;
+          std::size_t s = 1;
+          for (std::size_t q = 0; q < group.sizes.size(); ++q) {
+            const std::size_t coordinate = (pos / s) % static_cast<std::size_t>(group.sizes[q]);
+            const bool later = std::find(axes.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                         axes.end(), q) != axes.end();
+            if (later && coordinate != 0) has_data = false;
+            s *= static_cast<std::size_t>(group.sizes[q]);
+          }
+          if (!has_data) continue;
+          const int pieces = broadcast_pieces(static_cast<std::uint32_t>(line.size()), spec.bytes,
+                                              axis.link_bandwidth_Bps, axis.link_latency_ps);
+          chain_pass(schedule, line, pieces, share(spec.bytes, static_cast<std::uint64_t>(pieces)),
+                     current, next);
+        }
+        current.merge(next);
+      }
+      end.merge(current);
+      break;
+    }
+    case Op::kSendRecv:
+      break;  // rejected by resolve_algorithm
+  }
+}
+
+}  // namespace podsim::collectives::detail

@@ -1,0 +1,27 @@
+#pragma once
+
+#include "network/network_model.hpp"
+
+namespace podsim::network {
+
+/// α-β model without contention: a transfer takes the sum of its route's link latencies
+/// plus bytes divided by the slowest link on the route, whatever else is in flight.
+class AnalyticalNetwork final : public NetworkModel, private core::EventHandler {
+ public:
+  AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim,
+                    core::EntityId first_entity, TransferListener& listener);
+
+  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
+            std::uint64_t tag) override;
+  const std::vector<LinkUsage>& link_usage() const override { return usage_; }
+
+ private:
+  void handle(core::Simulator& sim, const core::Event& event) override;
+
+  const topology::Topology& topo_;
+  core::EntityId first_entity_;
+  TransferListener& listener_;
+  std::vector<LinkUsage> usage_;
+};
+
+}  // namespace podsim::network

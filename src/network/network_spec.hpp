@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdint>
+
+namespace podsim::network {
+
+/// Which network model a run uses: fidelity is a setting, not a fork.
+enum class Fidelity {
+  kAnalytical,  ///< α-β: route latency + bytes / slowest link; no contention; fastest
+  kContention,  ///< links with bandwidth and latency, chunked messages, shared links
+};
+
+/// Settings of the network models.
+struct NetworkSpec {
+  Fidelity fidelity = Fidelity::kAnalytical;
+  /// Contention model: a message is cut into chunks of at least this size...
+  std::uint64_t min_chunk_bytes = 64 * 1024;
+  /// ...and into at most this many chunks (larger chunks for larger messages).
+  std::uint32_t max_chunks = 16;
+};
+
+}  // namespace podsim::network
