@@ -10,7 +10,6 @@ namespace podsim::topology {
 
 namespace {
 constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
-const char* const kGridAxisNames[] = {"x", "y", "z"};
 
 std::string grid_kind(const GridGeometry& g) {
   if (g.twisted()) return "twisted torus";
@@ -27,7 +26,7 @@ std::string grid_kind(const GridGeometry& g) {
 }
 }  // namespace
 
-Topology::Topology(const TopologySpec& spec) : name_(spec.name) {
+Topology::Topology(const TopologySpec& spec) : name_(spec.name), axis_names_(axis_names(spec)) {
   std::visit(
       [&](const auto& layout) {
         using T = std::decay_t<decltype(layout)>;
@@ -60,7 +59,7 @@ Topology::Topology(const TopologySpec& spec) : name_(spec.name) {
             up_link_[c] = add_link(c, fabric, layout.dcn, LinkTier::kDcn, slice_axis, +1);
             down_link_[c] = add_link(fabric, c, layout.dcn, LinkTier::kDcn, slice_axis, -1);
           }
-          axes_.push_back(Axis{"slice", layout.slices, false, LinkTier::kDcn,
+          axes_.push_back(Axis{axis_names_.back(), layout.slices, false, LinkTier::kDcn,
                                layout.dcn.bandwidth_Bps, layout.dcn.latency_ps});
         } else {
           if (layout.nodes < 1 || layout.chips_per_node < 1) {
@@ -88,9 +87,9 @@ Topology::Topology(const TopologySpec& spec) : name_(spec.name) {
             nic_up_[c] = add_link(c, fabric, layout.scale_out, LinkTier::kScaleOut, 1, +1);
             nic_down_[c] = add_link(fabric, c, layout.scale_out, LinkTier::kScaleOut, 1, -1);
           }
-          axes_.push_back(Axis{"gpu", layout.chips_per_node, false, LinkTier::kNodeSwitch,
+          axes_.push_back(Axis{axis_names_[0], layout.chips_per_node, false, LinkTier::kNodeSwitch,
                                layout.intra.bandwidth_Bps, layout.intra.latency_ps});
-          axes_.push_back(Axis{"node", layout.nodes, false, LinkTier::kScaleOut,
+          axes_.push_back(Axis{axis_names_[1], layout.nodes, false, LinkTier::kScaleOut,
                                layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
         }
       },
@@ -110,7 +109,7 @@ void Topology::build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::
   if (slice == 0) {
     grid_link_.assign(static_cast<std::size_t>(chips_) * rank * 2, kNoLink);
     for (int a = 0; a < g.rank(); ++a) {
-      axes_.push_back(Axis{kGridAxisNames[a], g.extent(a), g.wraps(a), LinkTier::kIci,
+      axes_.push_back(Axis{axis_names_[static_cast<std::size_t>(a)], g.extent(a), g.wraps(a), LinkTier::kIci,
                            grid.link.bandwidth_Bps, grid.link.latency_ps});
     }
   }

@@ -81,6 +81,7 @@ class Topology {
 
   std::string name_;
   std::string kind_;
+  std::vector<std::string> axis_names_;
   std::uint32_t chips_ = 0;
   std::uint32_t vertices_ = 0;
   std::vector<Link> links_;

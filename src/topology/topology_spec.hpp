@@ -47,4 +47,8 @@ struct TopologySpec {
   std::variant<GridSpec, SwitchSpec, MultisliceSpec> layout;
 };
 
+/// Names of the chips' coordinate axes, in order: x, y, z of a grid (as many as it has),
+/// then "slice" for a multislice; "gpu" (index in the node) and "node" for a switch.
+std::vector<std::string> axis_names(const TopologySpec& spec);
+
 }  // namespace podsim::topology

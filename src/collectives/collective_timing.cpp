@@ -1,0 +1,33 @@
+#include "collectives/collective_timing.hpp"
+
+#include <algorithm>
+
+#include "collectives/lowering.hpp"
+#include "collectives/schedule_runner.hpp"
+
+namespace podsim::collectives {
+
+CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
+                                 const CollectiveSpec& spec, const std::vector<Group>& groups) {
+  CollectiveTiming t;
+  t.algorithm = resolve_algorithm(topo, spec, groups.front());
+  t.group_size = groups.front().size();
+  t.groups = static_cast<std::uint32_t>(groups.size());
+  t.bytes = spec.bytes;
+  Schedule schedule;
+  lower_collective(topo, CollectiveSpec{spec.op, t.algorithm, spec.bytes}, groups, 0, schedule);
+  const ScheduleResult result = run_schedule(topo, net, schedule);
+  t.transfers = schedule.size();
+  t.events = result.events;
+  t.time_s = to_seconds(result.finish_ps[0]);
+  if (t.time_s > 0) {
+    t.algbw_Bps = static_cast<double>(spec.bytes) / t.time_s;
+    t.busbw_Bps = t.algbw_Bps * bus_bandwidth_factor(spec.op, t.group_size);
+    SimTime busiest = 0;
+    for (const auto& u : result.links) busiest = std::max(busiest, u.busy_ps);
+    t.max_link_utilization = to_seconds(busiest) / t.time_s;
+  }
+  return t;
+}
+
+}  // namespace podsim::collectives

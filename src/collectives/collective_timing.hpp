@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "collectives/collective_spec.hpp"
+#include "collectives/group.hpp"
+#include "network/network_spec.hpp"
+
+namespace podsim::collectives {
+
+/// One nccl-tests-style measurement of a simulated collective.
+struct CollectiveTiming {
+  Algorithm algorithm = Algorithm::kAuto;  ///< what kAuto resolved to
+  std::uint32_t group_size = 0;
+  std::uint32_t groups = 0;
+  std::uint64_t bytes = 0;
+  double time_s = 0;     ///< until the last transfer of the last group arrived
+  double algbw_Bps = 0;  ///< bytes / time_s
+  double busbw_Bps = 0;  ///< algbw × bus_bandwidth_factor(op, group_size)
+  /// Busy time of the busiest link over time_s (0..1).
+  double max_link_utilization = 0;
+  std::uint64_t transfers = 0;
+  std::uint64_t events = 0;
+};
+
+/// Lowers `spec` on every group at once (all groups run concurrently, as in a sharded
+/// program) and simulates it on the network `net`.
+CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
+                                 const CollectiveSpec& spec, const std::vector<Group>& groups);
+
+}  // namespace podsim::collectives

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/collective_spec.hpp"
+#include "network/network_spec.hpp"
+#include "topology/topology_spec.hpp"
+
+namespace podsim::config {
+
+/// What `podsim collective` was given on its command line, as typed.
+struct CollectiveArgs {
+  std::string topology_file;
+  std::string op = "all-reduce";
+  std::string algorithm = "auto";
+  std::string axes = "all";
+  std::string sizes = "1KiB..1GiB";
+  std::string network = "analytical";
+  std::vector<std::string> sets;  ///< --set key.path=value, paths from the composed root
+};
+
+/// A validated `podsim collective` request.
+struct CollectiveRequest {
+  topology::TopologySpec topology;
+  network::NetworkSpec network;
+  collectives::Op op = collectives::Op::kAllReduce;
+  collectives::Algorithm algorithm = collectives::Algorithm::kAuto;
+  std::vector<std::string> axes;     ///< axis names (all of them for "all")
+  std::vector<std::uint64_t> sizes;  ///< bytes, in the order given
+  /// The resolved request: {topology: …, network: …, collective: …}.
+  std::string resolved_yaml;
+};
+
+/// Validates everything before any simulation starts. Errors name the flag or the
+/// topology file, line and key, e.g. "--op allreduce: collective.op: unknown value …".
+CollectiveRequest load_collective_request(const CollectiveArgs& args);
+
+/// Sizes from "1KiB,4MiB,1GiB" or "1KiB..1GiB" (every power of two between, inclusive)
+/// or a mix "1KiB..1MiB,1GiB". Throws InputError.
+std::vector<std::uint64_t> parse_sizes(const std::string& text);
+
+}  // namespace podsim::config

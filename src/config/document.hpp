@@ -1,0 +1,31 @@
+#pragma once
+
+// Internal to config: loading YAML files and applying command-line overrides.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/overrides.hpp"
+#include "config/source_map.hpp"
+
+namespace podsim::config {
+
+/// Parses a YAML file. InputError "file: cannot open ..." or "file:line:col: malformed
+/// YAML: ..." on failure. `shown` is the name used in messages.
+YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown);
+
+/// How to show `file` in messages: as given, made relative to the working directory when
+/// it lies below it.
+std::string display_name(const std::filesystem::path& file);
+
+/// Sets each override's value at its key path below `root` (creating missing mappings),
+/// and records it in `sources` so errors about it point at the flag.
+void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources);
+
+/// YAML text of `root` (the resolved configuration stored in outputs).
+std::string dump(const YAML::Node& root);
+
+}  // namespace podsim::config

@@ -1,0 +1,21 @@
+#include "config/network_reader.hpp"
+
+namespace podsim::config {
+
+network::NetworkSpec read_network(Reader& r) {
+  r.allow_only({"model", "min_chunk", "max_chunks"});
+  r.set_default("model", "analytical");
+  r.set_default("min_chunk", "64 KiB");
+  r.set_default("max_chunks", "16");
+  network::NetworkSpec spec;
+  spec.fidelity = r.choice("model", {"analytical", "contention"}) == "contention"
+                      ? network::Fidelity::kContention
+                      : network::Fidelity::kAnalytical;
+  const std::uint64_t chunk = r.bytes("min_chunk");
+  if (chunk == 0 || chunk > (1ull << 30)) r.fail("min_chunk", "must be between 1 B and 1 GiB");
+  spec.min_chunk_bytes = chunk;
+  spec.max_chunks = static_cast<std::uint32_t>(r.integer("max_chunks", 1, 65536));
+  return spec;
+}
+
+}  // namespace podsim::config

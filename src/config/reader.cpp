@@ -1,0 +1,205 @@
+#include "config/reader.hpp"
+
+#include <charconv>
+#include <set>
+
+#include "util/error.hpp"
+#include "util/suggest.hpp"
+#include "util/units.hpp"
+
+namespace podsim::config {
+
+namespace {
+
+std::string describe(const YAML::Node& n) {
+  switch (n.Type()) {
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Null:
+      return "nothing";
+    case YAML::NodeType::Scalar:
+      return "\"" + n.Scalar() + "\"";
+    default:
+      return "nothing";
+  }
+}
+
+std::optional<std::int64_t> to_integer(const std::string& s) {
+  std::int64_t v = 0;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (first != last && *first == '+') ++first;
+  const auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last || first == last) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Reader::Reader(YAML::Node node, std::string path, const SourceMap& sources)
+    : node_(std::move(node)), path_(std::move(path)), sources_(&sources) {
+  if (!node_.IsMap()) {
+    throw InputError(sources_->locate(path_, node_.Mark()) + ": " +
+                     (path_.empty() ? std::string("document") : path_) +
+                     ": expected a mapping of keys, got " + describe(node_));
+  }
+}
+
+void Reader::fail(const std::string& key, const std::string& message) const {
+  const std::string key_path = key.empty() ? path_ : join_path(path_, key);
+  const YAML::Node& self = node_;
+  YAML::Mark mark = node_.Mark();
+  if (!key.empty() && self[key].IsDefined()) mark = self[key].Mark();
+  throw InputError(sources_->locate(key_path, mark) + ": " +
+                   (key_path.empty() ? std::string("document") : key_path) + ": " + message);
+}
+
+void Reader::allow_only(std::initializer_list<const char*> allowed) const {
+  const std::vector<std::string> names(allowed.begin(), allowed.end());
+  std::set<std::string> seen;
+  for (const auto& entry : node_) {
+    if (!entry.first.IsScalar()) {
+      throw InputError(sources_->locate(path_, entry.first.Mark()) + ": " + path_ +
+                       ": keys must be plain words");
+    }
+    const std::string key = entry.first.Scalar();
+    const std::string key_path = join_path(path_, key);
+    if (!seen.insert(key).second) {
+      throw InputError(sources_->locate(key_path, entry.first.Mark()) + ": " + key_path +
+                       ": key given twice");
+    }
+    bool known = false;
+    for (const auto& n : names) known = known || n == key;
+    if (!known) {
+      throw InputError(sources_->locate(key_path, entry.first.Mark()) + ": " + key_path +
+                       ": unknown key" + did_you_mean(key, names) + "; valid keys are " +
+                       join_choices(names));
+    }
+  }
+}
+
+bool Reader::has(const std::string& key) const {
+  const YAML::Node& self = node_;
+  return self[key].IsDefined() && !self[key].IsNull();
+}
+
+void Reader::set_default(const std::string& key, const std::string& yaml_value) {
+  if (!has(key)) node_[key] = YAML::Load(yaml_value);
+}
+
+YAML::Node Reader::required(const std::string& key) const {
+  const YAML::Node& self = node_;
+  YAML::Node n = self[key];
+  if (!n.IsDefined() || n.IsNull()) fail("", "missing required key \"" + key + "\"");
+  return n;
+}
+
+YAML::Node Reader::node(const std::string& key) const { return required(key); }
+
+std::string Reader::scalar(const std::string& key) const {
+  const YAML::Node n = required(key);
+  if (!n.IsScalar()) fail(key, "expected a single value, got " + describe(n));
+  return n.Scalar();
+}
+
+std::string Reader::text(const std::string& key) const { return scalar(key); }
+
+std::int64_t Reader::integer(const std::string& key, std::int64_t min, std::int64_t max) const {
+  const std::string s = scalar(key);
+  const auto v = to_integer(s);
+  if (!v) fail(key, "expected a whole number, got \"" + s + "\"");
+  if (*v < min || *v > max) {
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                  ", got " + s);
+  }
+  return *v;
+}
+
+bool Reader::boolean(const std::string& key) const {
+  const std::string s = scalar(key);
+  if (s == "true") return true;
+  if (s == "false") return false;
+  fail(key, "expected true or false, got \"" + s + "\"");
+}
+
+std::vector<std::int64_t> Reader::integer_list(const std::string& key, std::int64_t min,
+                                               std::int64_t max) const {
+  const YAML::Node n = required(key);
+  if (!n.IsSequence() || n.size() == 0) {
+    fail(key, "expected a list of whole numbers like [4, 4, 4], got " + describe(n));
+  }
+  std::vector<std::int64_t> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const std::string item_path = key + "[" + std::to_string(i) + "]";
+    const YAML::Node item = n[i];
+    const auto v = item.IsScalar() ? to_integer(item.Scalar()) : std::nullopt;
+    if (!v) fail(key, "entry " + std::to_string(i + 1) + ": expected a whole number, got " + describe(item));
+    if (*v < min || *v > max) {
+      fail(key, "entry " + std::to_string(i + 1) + " must be between " + std::to_string(min) +
+                    " and " + std::to_string(max) + ", got " + item.Scalar());
+    }
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::vector<bool> Reader::boolean_list(const std::string& key) const {
+  const YAML::Node n = required(key);
+  if (!n.IsSequence() || n.size() == 0) {
+    fail(key, "expected a list of true/false like [true, false], got " + describe(n));
+  }
+  std::vector<bool> out;
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node item = n[i];
+    if (item.IsScalar() && item.Scalar() == "true") {
+      out.push_back(true);
+    } else if (item.IsScalar() && item.Scalar() == "false") {
+      out.push_back(false);
+    } else {
+      fail(key, "entry " + std::to_string(i + 1) + ": expected true or false, got " + describe(item));
+    }
+  }
+  return out;
+}
+
+namespace {
+template <typename F>
+auto parse_unit(const Reader& r, const std::string& key, const std::string& s, F&& parse) {
+  try {
+    return parse(s);
+  } catch (const InputError& e) {
+    r.fail(key, e.what());
+  }
+}
+}  // namespace
+
+double Reader::bandwidth(const std::string& key) const {
+  return parse_unit(*this, key, scalar(key), units::parse_bandwidth);
+}
+
+SimTime Reader::duration(const std::string& key) const {
+  return parse_unit(*this, key, scalar(key), units::parse_duration);
+}
+
+std::uint64_t Reader::bytes(const std::string& key) const {
+  return parse_unit(*this, key, scalar(key), units::parse_bytes);
+}
+
+std::string Reader::choice(const std::string& key, const std::vector<std::string>& choices) const {
+  const std::string s = scalar(key);
+  for (const auto& c : choices) {
+    if (c == s) return s;
+  }
+  fail(key, "unknown value \"" + s + "\"" + did_you_mean(s, choices) + "; expected " +
+                join_choices(choices));
+}
+
+Reader Reader::child(const std::string& key) const {
+  const YAML::Node n = required(key);
+  if (!n.IsMap()) fail(key, "expected a mapping of keys, got " + describe(n));
+  return Reader(n, join_path(path_, key), *sources_);
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,40 @@
+#include "config/source_map.hpp"
+
+namespace podsim::config {
+
+namespace {
+/// True if `prefix` is `path` or one of its ancestors at a '.' boundary.
+bool is_prefix(const std::string& prefix, const std::string& path) {
+  if (prefix.empty()) return true;
+  if (path.size() < prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
+}
+}  // namespace
+
+std::string join_path(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : parent + "." + key;
+}
+
+void SourceMap::add_file(std::string path, std::string file) {
+  origins_.push_back(Origin{std::move(path), std::move(file), true});
+}
+
+void SourceMap::add_flag(std::string path, std::string flag_text) {
+  origins_.push_back(Origin{std::move(path), std::move(flag_text), false});
+}
+
+std::string SourceMap::locate(const std::string& key_path, const YAML::Mark& mark) const {
+  const Origin* best = nullptr;
+  for (const Origin& o : origins_) {
+    // Later registrations win on equal length: an override replaces what a file said.
+    if (is_prefix(o.path, key_path) && (best == nullptr || o.path.size() >= best->path.size())) {
+      best = &o;
+    }
+  }
+  if (best == nullptr) return "<input>";
+  if (!best->is_file) return best->where;
+  if (mark.is_null()) return best->where;
+  return best->where + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,37 @@
+#pragma once
+
+// Internal to config: where each part of a (composed) YAML document came from.
+
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace podsim::config {
+
+/// Maps key paths of a document to their origin: a file (then YAML marks give line and
+/// column) or a command-line flag (then the flag, as typed, is the location).
+class SourceMap {
+ public:
+  /// The subtree at `path` ("" = root) was read from `file`.
+  void add_file(std::string path, std::string file);
+  /// The value at `path` was given on the command line as `flag_text`.
+  void add_flag(std::string path, std::string flag_text);
+
+  /// "file:line:col" (or "file" without a usable mark) or the flag text, for the value at
+  /// `key_path` whose node carries `mark`.
+  std::string locate(const std::string& key_path, const YAML::Mark& mark) const;
+
+ private:
+  struct Origin {
+    std::string path;
+    std::string where;
+    bool is_file;
+  };
+  std::vector<Origin> origins_;
+};
+
+/// "a.b" + "c" = "a.b.c"; "" + "c" = "c".
+std::string join_path(const std::string& parent, const std::string& key);
+
+}  // namespace podsim::config

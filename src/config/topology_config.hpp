@@ -1,0 +1,24 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/overrides.hpp"
+#include "topology/topology_spec.hpp"
+
+namespace podsim::config {
+
+/// A topology file read, validated and resolved.
+struct LoadedTopology {
+  topology::TopologySpec spec;
+  /// The fully resolved document (includes inlined, overrides applied, defaults filled).
+  std::string resolved_yaml;
+};
+
+/// Reads a topology file (see topologies/README.md for the format). Throws InputError with
+/// file, line, column and key path on any problem.
+LoadedTopology load_topology(const std::filesystem::path& file,
+                             const std::vector<Override>& overrides = {});
+
+}  // namespace podsim::config

@@ -1,0 +1,145 @@
+#include "config/topology_reader.hpp"
+
+#include <algorithm>
+
+#include "config/document.hpp"
+#include "util/error.hpp"
+
+namespace podsim::config {
+
+namespace {
+
+/// Largest machine podsim accepts: far above any pod (TPU v5p multislice tops at 18,432),
+/// low enough that a typo in dims is an error rather than an out-of-memory crash.
+constexpr std::int64_t kMaxChips = 1 << 20;
+
+const std::vector<std::string> kKinds{"torus", "mesh", "switch", "multislice"};
+const std::vector<std::string> kGridKinds{"torus", "mesh"};
+
+topology::LinkSpec read_link(const Reader& parent, const std::string& key) {
+  const Reader r = parent.child(key);
+  r.allow_only({"bandwidth", "latency"});
+  return topology::LinkSpec{r.bandwidth("bandwidth"), r.duration("latency")};
+}
+
+void read_header(Reader& r) {
+  const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
+  if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+  if (r.text("name").empty()) r.fail("name", "must not be empty");
+}
+
+/// Shape check of a twisted torus: three axes, extents k and 2k, at least one of each... or
+/// two 2k: k×k×2k or k×2k×2k in any order.
+bool twistable(const std::vector<int>& dims) {
+  if (dims.size() != 3) return false;
+  const int k = *std::min_element(dims.begin(), dims.end());
+  int longs = 0;
+  for (int d : dims) {
+    if (d == 2 * k) {
+      ++longs;
+    } else if (d != k) {
+      return false;
+    }
+  }
+  return k >= 3 && longs >= 1 && longs <= 2;
+}
+
+topology::GridSpec read_grid(Reader& r, bool is_slice) {
+  const std::string kind = r.choice("kind", is_slice ? kGridKinds : kKinds);
+  const std::vector<std::int64_t> dims64 = r.integer_list("dims", 1, kMaxChips);
+  if (dims64.size() > 3) r.fail("dims", "a grid has 1 to 3 axes (x, y, z), got " + std::to_string(dims64.size()));
+  std::vector<int> dims(dims64.begin(), dims64.end());
+  std::int64_t chips = 1;
+  for (auto d : dims64) chips *= d;
+  if (chips > kMaxChips) r.fail("dims", "describes " + std::to_string(chips) + " chips; podsim accepts up to " + std::to_string(kMaxChips));
+
+  const bool torus = kind == "torus";
+  if (!r.has("wraparound")) {
+    // A torus wraps every axis that can carry a ring (3+ chips); a mesh none.
+    std::string flags = "[";
+    for (std::size_t a = 0; a < dims.size(); ++a) flags += std::string(a ? ", " : "") + (torus && dims[a] >= 3 ? "true" : "false");
+    r.set_default("wraparound", flags + "]");
+  }
+  const std::vector<bool> wrap = r.boolean_list("wraparound");
+  if (wrap.size() != dims.size()) {
+    r.fail("wraparound", "has " + std::to_string(wrap.size()) + " entries but dims has " +
+                             std::to_string(dims.size()) + "; give one per axis");
+  }
+  for (std::size_t a = 0; a < dims.size(); ++a) {
+    if (!wrap[a]) continue;
+    if (!torus) r.fail("wraparound", "a mesh has no wraparound links; use kind: torus");
+    if (dims[a] < 3) {
+      r.fail("wraparound", "entry " + std::to_string(a + 1) + " is true but that axis has " + std::to_string(dims[a]) +
+                               " chips; a wrap needs at least 3 (on 1 or 2 chips the neighbours are already joined)");
+    }
+  }
+  r.set_default("twisted", "false");
+  const bool twisted = r.boolean("twisted");
+  if (twisted) {
+    if (!torus || !std::all_of(wrap.begin(), wrap.end(), [](bool w) { return w; })) {
+      r.fail("twisted", "a twisted torus wraps every axis; set kind: torus and every wraparound to true");
+    }
+    if (!twistable(dims)) {
+      r.fail("twisted", "a twisted torus has three axes of k and 2k chips (k×k×2k or k×2k×2k, k >= 3)");
+    }
+  }
+  return topology::GridSpec{dims, wrap, twisted, read_link(r, "link")};
+}
+
+}  // namespace
+
+void inline_topology_includes(YAML::Node topology, const std::string& path,
+                              const std::filesystem::path& dir, SourceMap& sources) {
+  if (!topology.IsMap()) return;
+  const YAML::Node& self = topology;
+  const YAML::Node kind = self["kind"];
+  const YAML::Node slice = self["slice"];
+  if (!kind.IsDefined() || !kind.IsScalar() || kind.Scalar() != "multislice") return;
+  if (!slice.IsDefined() || !slice.IsScalar()) return;
+  const std::filesystem::path file = dir / slice.Scalar();
+  const std::string shown = display_name(file);
+  const std::string slice_path = join_path(path, "slice");
+  YAML::Node included;
+  try {
+    included = load_yaml_file(file, shown);
+  } catch (const InputError& e) {
+    throw InputError(sources.locate(slice_path, slice.Mark()) + ": " + slice_path +
+                     ": cannot include \"" + slice.Scalar() + "\": " + e.what());
+  }
+  topology["slice"] = included;
+  sources.add_file(slice_path, shown);
+}
+
+topology::TopologySpec read_topology(Reader& r) {
+  r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link", "nodes",
+                "chips_per_node", "intra", "scale_out", "slices", "slice", "dcn"});
+  read_header(r);
+  const std::string kind = r.choice("kind", kKinds);
+  const std::string name = r.text("name");
+  if (kind == "torus" || kind == "mesh") {
+    r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
+    return topology::TopologySpec{name, read_grid(r, false)};
+  }
+  if (kind == "switch") {
+    r.allow_only({"schema_version", "name", "kind", "nodes", "chips_per_node", "intra", "scale_out"});
+    const std::int64_t nodes = r.integer("nodes", 1, kMaxChips);
+    const std::int64_t per_node = r.integer("chips_per_node", 1, 4096);
+    if (nodes * per_node > kMaxChips) r.fail("nodes", "describes more than " + std::to_string(kMaxChips) + " chips");
+    return topology::TopologySpec{
+        name, topology::SwitchSpec{static_cast<int>(nodes), static_cast<int>(per_node),
+                                   read_link(r, "intra"), read_link(r, "scale_out")}};
+  }
+  r.allow_only({"schema_version", "name", "kind", "slices", "slice", "dcn"});
+  const std::int64_t slices = r.integer("slices", 1, 4096);
+  Reader slice = r.child("slice");
+  // An included slice is a whole topology file: its header is allowed and checked.
+  slice.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
+  if (slice.has("schema_version")) read_header(slice);
+  topology::GridSpec grid = read_grid(slice, true);
+  std::int64_t chips = slices;
+  for (int d : grid.dims) chips *= d;
+  if (chips > kMaxChips) r.fail("slices", "describes more than " + std::to_string(kMaxChips) + " chips");
+  return topology::TopologySpec{name, topology::MultisliceSpec{static_cast<int>(slices), std::move(grid), read_link(r, "dcn")}};
+}
+
+}  // namespace podsim::config

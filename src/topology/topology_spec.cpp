@@ -1,0 +1,30 @@
+#include "topology/topology_spec.hpp"
+
+#include <type_traits>
+
+namespace podsim::topology {
+
+std::vector<std::string> axis_names(const TopologySpec& spec) {
+  const char* const grid_names[] = {"x", "y", "z"};
+  return std::visit(
+      [&](const auto& layout) {
+        using T = std::decay_t<decltype(layout)>;
+        std::vector<std::string> names;
+        if constexpr (std::is_same_v<T, SwitchSpec>) {
+          names = {"gpu", "node"};
+        } else {
+          const GridSpec* grid = nullptr;
+          if constexpr (std::is_same_v<T, GridSpec>) {
+            grid = &layout;
+          } else {
+            grid = &layout.slice;
+          }
+          for (std::size_t a = 0; a < grid->dims.size() && a < 3; ++a) names.emplace_back(grid_names[a]);
+          if constexpr (std::is_same_v<T, MultisliceSpec>) names.emplace_back("slice");
+        }
+        return names;
+      },
+      spec.layout);
+}
+
+}  // namespace podsim::topology

@@ -1,0 +1,231 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "config/collective_config.hpp"
+#include "config/topology_config.hpp"
+#include "util/error.hpp"
+
+namespace podsim::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A scratch folder with files written by the test; paths shown relative to it.
+class ConfigFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("podsim_config_" + std::to_string(::getpid()) + "_" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    previous_ = fs::current_path();
+    fs::current_path(dir_);
+  }
+  void TearDown() override {
+    fs::current_path(previous_);
+    fs::remove_all(dir_);
+  }
+  static void write(const std::string& name, const std::string& text) { std::ofstream(name) << text; }
+  /// The InputError message loading `name` gives ("" if it loads).
+  static std::string error_of(const std::string& name, const std::vector<std::string>& sets = {}) {
+    try {
+      load_topology(name, parse_overrides(sets));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+  fs::path previous_;
+};
+
+constexpr const char* kTorus = R"(schema_version: 1
+name: t4
+kind: torus
+dims: [4, 4, 4]
+link: { bandwidth: 45 GB/s, latency: 1 us }
+)";
+
+TEST_F(ConfigFiles, ReadsATorusAndFillsDefaultsIntoTheResolvedDocument) {
+  write("t.yaml", kTorus);
+  const LoadedTopology t = load_topology("t.yaml");
+  const auto& grid = std::get<topology::GridSpec>(t.spec.layout);
+  EXPECT_EQ(t.spec.name, "t4");
+  EXPECT_EQ(grid.dims, (std::vector<int>{4, 4, 4}));
+  EXPECT_EQ(grid.wraparound, (std::vector<bool>{true, true, true}));
+  EXPECT_DOUBLE_EQ(grid.link.bandwidth_Bps, 45e9);
+  EXPECT_EQ(grid.link.latency_ps, 1'000'000);
+  EXPECT_NE(t.resolved_yaml.find("wraparound: [true, true, true]"), std::string::npos) << t.resolved_yaml;
+  EXPECT_NE(t.resolved_yaml.find("twisted: false"), std::string::npos);
+}
+
+TEST_F(ConfigFiles, ErrorsNameFileLineColumnAndKeyPath) {
+  write("bad.yaml", R"(schema_version: 1
+name: x
+kind: torus
+dims: [4, 4]
+link:
+  bandwidth: fast
+  latency: 1 us
+)");
+  EXPECT_EQ(error_of("bad.yaml"), "bad.yaml:6:14: link.bandwidth: expected a bandwidth like \"45 GB/s\", got \"fast\"");
+}
+
+TEST_F(ConfigFiles, UnknownKeysSuggestTheClosestOne) {
+  write("typo.yaml", R"(schema_version: 1
+name: x
+kind: torus
+dims: [4, 4]
+link: { bandwith: 45 GB/s, latency: 1 us }
+)");
+  const std::string e = error_of("typo.yaml");
+  EXPECT_NE(e.find("typo.yaml:5:9: link.bandwith: unknown key (did you mean \"bandwidth\"?)"), std::string::npos) << e;
+}
+
+TEST_F(ConfigFiles, CrossFieldChecks) {
+  write("w.yaml", R"(schema_version: 1
+name: x
+kind: torus
+dims: [4, 4, 4]
+wraparound: [true, true]
+link: { bandwidth: 45 GB/s, latency: 1 us }
+)");
+  EXPECT_EQ(error_of("w.yaml"), "w.yaml:5:13: wraparound: has 2 entries but dims has 3; give one per axis");
+  write("m.yaml", R"(schema_version: 1
+name: x
+kind: mesh
+dims: [4, 4]
+wraparound: [true, false]
+link: { bandwidth: 45 GB/s, latency: 1 us }
+)");
+  EXPECT_NE(error_of("m.yaml").find("a mesh has no wraparound"), std::string::npos);
+  write("tw.yaml", R"(schema_version: 1
+name: x
+kind: torus
+dims: [4, 4, 6]
+twisted: true
+link: { bandwidth: 45 GB/s, latency: 1 us }
+)");
+  EXPECT_NE(error_of("tw.yaml").find("tw.yaml:5:10: twisted:"), std::string::npos) << error_of("tw.yaml");
+}
+
+TEST_F(ConfigFiles, OverridesApplyAndTheirErrorsNameTheFlag) {
+  write("t.yaml", kTorus);
+  const auto t = load_topology("t.yaml", parse_overrides({"link.bandwidth=90 GB/s", "dims=[8, 8]"}));
+  EXPECT_DOUBLE_EQ(std::get<topology::GridSpec>(t.spec.layout).link.bandwidth_Bps, 90e9);
+  EXPECT_EQ(std::get<topology::GridSpec>(t.spec.layout).dims, (std::vector<int>{8, 8}));
+  EXPECT_EQ(error_of("t.yaml", {"link.bandwidth=fast"}),
+            "--set link.bandwidth=fast: link.bandwidth: expected a bandwidth like \"45 GB/s\", got \"fast\"");
+  EXPECT_NE(error_of("t.yaml", {"link.colour=red"}).find("--set link.colour=red: link.colour: unknown key"), std::string::npos);
+  EXPECT_THROW(parse_overrides({"novalue"}), InputError);
+}
+
+TEST_F(ConfigFiles, MultisliceIncludesItsSliceFileRelativeToItself) {
+  fs::create_directories("topo");
+  write("topo/slice.yaml", kTorus);
+  write("topo/ms.yaml", R"(schema_version: 1
+name: ms
+kind: multislice
+slices: 3
+slice: slice.yaml
+dcn: { bandwidth: 50 Gbps, latency: 10 us }
+)");
+  const auto t = load_topology("topo/ms.yaml", parse_overrides({"slice.link.bandwidth=50 GB/s"}));
+  const auto& ms = std::get<topology::MultisliceSpec>(t.spec.layout);
+  EXPECT_EQ(ms.slices, 3);
+  EXPECT_DOUBLE_EQ(ms.slice.link.bandwidth_Bps, 50e9);
+  EXPECT_DOUBLE_EQ(ms.dcn.bandwidth_Bps, 6.25e9);
+  write("topo/bad_slice.yaml", "schema_version: 1\nname: s\nkind: torus\ndims: [4]\nlink: {bandwidth: 1 GB/s, latency: -1 us}\n");
+  write("topo/ms2.yaml", "schema_version: 1\nname: ms\nkind: multislice\nslices: 2\nslice: bad_slice.yaml\ndcn: { bandwidth: 50 Gbps, latency: 10 us }\n");
+  // The error is in the included file, and says so.
+  EXPECT_NE(error_of("topo/ms2.yaml").find("topo/bad_slice.yaml:5:36: slice.link.latency: duration must not be negative"),
+            std::string::npos) << error_of("topo/ms2.yaml");
+  write("topo/ms3.yaml", "schema_version: 1\nname: ms\nkind: multislice\nslices: 2\nslice: nope.yaml\ndcn: { bandwidth: 50 Gbps, latency: 10 us }\n");
+  EXPECT_NE(error_of("topo/ms3.yaml").find("topo/ms3.yaml:5:8: slice: cannot include \"nope.yaml\""), std::string::npos)
+      << error_of("topo/ms3.yaml");
+}
+
+TEST_F(ConfigFiles, CollectiveRequestValidatesEveryFlag) {
+  write("t.yaml", kTorus);
+  CollectiveArgs args;
+  args.topology_file = "t.yaml";
+  args.axes = "x,y";
+  args.sizes = "1KiB..8KiB,1GiB";
+  args.network = "contention";
+  const CollectiveRequest r = load_collective_request(args);
+  EXPECT_EQ(r.axes, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(r.sizes, (std::vector<std::uint64_t>{1024, 2048, 4096, 8192, 1ull << 30}));
+  EXPECT_EQ(r.network.fidelity, network::Fidelity::kContention);
+  EXPECT_NE(r.resolved_yaml.find("op: all-reduce"), std::string::npos);
+
+  auto error = [&](CollectiveArgs a) {
+    try {
+      load_collective_request(a);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CollectiveArgs bad = args;
+  bad.op = "allreduce";
+  EXPECT_EQ(error(bad), "--op allreduce: collective.op: unknown value \"allreduce\" (did you mean \"all-reduce\"?); "
+                        "expected all-reduce, reduce-scatter, all-gather, all-to-all, broadcast or send-recv");
+  bad = args;
+  bad.axes = "x,w";
+  EXPECT_NE(error(bad).find("--axes x,w: collective.axes: unknown axis \"w\""), std::string::npos) << error(bad);
+  bad = args;
+  bad.sizes = "1 KiB,lots";
+  EXPECT_NE(error(bad).find("--sizes 1 KiB,lots: collective.sizes: expected a size"), std::string::npos) << error(bad);
+  bad = args;
+  bad.sets = {"network.max_chunks=0"};
+  EXPECT_NE(error(bad).find("--set network.max_chunks=0: network.max_chunks: must be between 1"), std::string::npos);
+  bad = args;
+  bad.sets = {"topology.dims=[4, 4, 4, 4]"};
+  EXPECT_NE(error(bad).find("topology.dims: a grid has 1 to 3 axes"), std::string::npos) << error(bad);
+}
+
+/// Mutates valid documents at random: every result must load or fail with InputError —
+/// never crash, hang or throw anything else.
+TEST_F(ConfigFiles, FuzzedDocumentsLoadOrFailCleanly) {
+  const std::vector<std::string> seeds{
+      kTorus,
+      "schema_version: 1\nname: g\nkind: switch\nnodes: 4\nchips_per_node: 8\nintra: {bandwidth: 300 GB/s, latency: 1.7 us}\nscale_out: {bandwidth: 200 Gbps, latency: 4.8 us}\n",
+      "schema_version: 1\nname: m\nkind: multislice\nslices: 2\nslice: {kind: torus, dims: [4, 8, 8], twisted: true, link: {bandwidth: 45 GB/s, latency: 1 us}}\ndcn: {bandwidth: 6.25 GB/s, latency: 10 us}\n"};
+  const std::string alphabet = " :[]{},-#&*!|>'\"%@`\n\t0123456789.eEkMGTiBbpsunx_abcdefghijklmnopqrstuvwxyz/";
+  std::mt19937 rng(12345);
+  int loaded = 0;
+  int rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string doc = seeds[static_cast<std::size_t>(i) % seeds.size()];
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % (doc.size() + 1);
+      switch (rng() % 4) {
+        case 0: doc.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        case 1: if (at < doc.size()) doc.erase(at, 1 + rng() % 8); break;
+        case 2: if (at < doc.size()) doc[at] = alphabet[rng() % alphabet.size()]; break;
+        default: {
+          const std::size_t from = rng() % doc.size();
+          doc.insert(at, doc.substr(from, rng() % 16));
+        }
+      }
+    }
+    write("fuzz.yaml", doc);
+    try {
+      load_topology("fuzz.yaml");
+      ++loaded;
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).rfind("fuzz.yaml", 0), 0u) << e.what() << "\n--- document:\n" << doc;
+    }
+  }
+  EXPECT_GT(loaded, 0);
+  EXPECT_GT(rejected, 0);
+}
+
+}  // namespace
+}  // namespace podsim::config
