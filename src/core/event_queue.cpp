@@ -1,48 +1,66 @@
 #include "core/event_queue.hpp"
 
-#include <utility>
+#include <algorithm>
+#include <bit>
+#include <cstdint>
 
 namespace podsim::core {
 
 namespace {
-constexpr std::size_t kArity = 4;
+/// Min-heap order of events that share one time.
+bool later_tie(const Event& x, const Event& y) { return x.tie > y.tie; }
+}  // namespace
+
+std::size_t EventQueue::bucket_of(SimTime time, SimTime last) {
+  const auto diff = static_cast<std::uint64_t>(time) ^ static_cast<std::uint64_t>(last);
+  return diff == 0 ? 0 : static_cast<std::size_t>(64 - std::countl_zero(diff));
 }
 
 void EventQueue::push(const Event& event) {
-  // Sift up with a hole: parents move down until the new event's place is found.
-  std::size_t hole = heap_.size();
-  heap_.emplace_back();
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!event_before(event, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
+  ++size_;
+  const std::size_t b = bucket_of(event.time, last_);
+  if (b == 0) {
+    now_.push_back(event);
+    std::push_heap(now_.begin(), now_.end(), later_tie);
+  } else {
+    buckets_[b].push_back(event);
+    occupied_ |= 1ull << (b - 1);
   }
-  heap_[hole] = event;
+}
+
+void EventQueue::refill() {
+  const auto b = static_cast<std::size_t>(std::countr_zero(occupied_)) + 1;
+  std::vector<Event>& from = buckets_[b];
+  SimTime smallest = from.front().time;
+  for (const Event& e : from) smallest = std::min(smallest, e.time);
+  last_ = smallest;
+  // Every event of bucket b differs from the new minimum below bit b: it moves down.
+  for (const Event& e : from) {
+    const std::size_t to = bucket_of(e.time, last_);
+    if (to == 0) {
+      now_.push_back(e);
+    } else {
+      buckets_[to].push_back(e);
+      occupied_ |= 1ull << (to - 1);
+    }
+  }
+  from.clear();
+  occupied_ &= ~(1ull << (b - 1));
+  std::make_heap(now_.begin(), now_.end(), later_tie);
+}
+
+const Event& EventQueue::top() {
+  if (now_.empty()) refill();
+  return now_.front();
 }
 
 Event EventQueue::pop() {
-  Event result = heap_.front();
-  Event last = heap_.back();
-  heap_.pop_back();
-  const std::size_t n = heap_.size();
-  if (n == 0) return result;
-  // Sift the former last element down from the root.
-  std::size_t hole = 0;
-  while (true) {
-    const std::size_t first_child = hole * kArity + 1;
-    if (first_child >= n) break;
-    std::size_t best = first_child;
-    const std::size_t end = first_child + kArity < n ? first_child + kArity : n;
-    for (std::size_t c = first_child + 1; c < end; ++c) {
-      if (event_before(heap_[c], heap_[best])) best = c;
-    }
-    if (!event_before(heap_[best], last)) break;
-    heap_[hole] = heap_[best];
-    hole = best;
-  }
-  heap_[hole] = last;
-  return result;
+  if (now_.empty()) refill();
+  std::pop_heap(now_.begin(), now_.end(), later_tie);
+  const Event e = now_.back();
+  now_.pop_back();
+  --size_;
+  return e;
 }
 
 }  // namespace podsim::core

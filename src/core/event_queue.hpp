@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <cstddef>
 #include <vector>
 
@@ -9,24 +11,38 @@ namespace podsim::core {
 
 /// Pending events, smallest first in the order of `event_before`.
 ///
-/// A 4-ary implicit heap: half the depth of a binary heap, and the four children of a node
-/// share a cache line pair, which is what makes it fast for the 10^4-10^6 pending events
-/// a pod simulation keeps.
+/// A radix heap: a discrete-event queue is monotone (nothing is ever scheduled before
+/// the last event taken out), so events can be kept in 65 buckets by the highest bit in
+/// which their time differs from the last minimum. Pushing is O(1); popping scans at most
+/// 64 buckets and moves each event down a bucket at most 64 times over its life. Events
+/// at exactly the current minimum time wait in a small binary heap ordered by `tie`, so
+/// the total order (time, priority, origin, sequence) is kept exactly.
 class EventQueue {
  public:
-  bool empty() const { return heap_.empty(); }
-  std::size_t size() const { return heap_.size(); }
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   /// The next event. Precondition: !empty().
-  const Event& top() const { return heap_.front(); }
+  const Event& top();
+  /// Time of the next event. Precondition: !empty().
+  SimTime top_time() { return top().time; }
 
+  /// Adds an event. Precondition: event.time >= the time of every event popped so far.
   void push(const Event& event);
   /// Removes and returns the next event. Precondition: !empty().
   Event pop();
-  void reserve(std::size_t n) { heap_.reserve(n); }
-  void clear() { heap_.clear(); }
+  void reserve(std::size_t n) { now_.reserve(n / 8 + 16); }
 
  private:
-  std::vector<Event> heap_;
+  static std::size_t bucket_of(SimTime time, SimTime last);
+  /// Moves the bucket holding the smallest time into the buckets below it; afterwards
+  /// `now_` holds every event at the new minimum time.
+  void refill();
+
+  std::array<std::vector<Event>, 65> buckets_;  // buckets_[0] unused: see now_
+  std::vector<Event> now_;                      // binary heap by tie, all at time last_
+  std::uint64_t occupied_ = 0;                  // bit b-1 set: buckets_[b] is not empty
+  SimTime last_ = 0;
+  std::size_t size_ = 0;
 };
 
 }  // namespace podsim::core

@@ -24,8 +24,15 @@ void Simulator::schedule(SimTime time, EntityId origin, EntityId target, std::ui
     throw SimulationError("event scheduled in the past: at " + std::to_string(time) +
                           " ps while the clock is at " + std::to_string(now_) + " ps");
   }
-  if (origin >= sequence_.size()) sequence_.resize(origin + 1, 0);
-  queue_.push(Event{time, make_rank_key(priority, origin), sequence_[origin]++, target, kind, a, b});
+  if (origin >= sequence_.size()) {
+    if (origin > kMaxOrigin) throw SimulationError("entity id " + std::to_string(origin) + " is too large to schedule events");
+    sequence_.resize(origin + 1, 0);
+  }
+  const std::uint32_t sequence = sequence_[origin]++;
+  if (sequence == 0xFFFF'FFFFu) {
+    throw SimulationError("entity " + std::to_string(origin) + " scheduled more than 2^32 events");
+  }
+  queue_.push(Event{time, make_tie(priority, origin, sequence), target, kind, a, b});
 }
 
 void Simulator::insert(const Event& event) {
@@ -36,7 +43,7 @@ void Simulator::insert(const Event& event) {
 }
 
 void Simulator::run_window(SimTime end) {
-  while (!queue_.empty() && queue_.top().time < end) {
+  while (!queue_.empty() && queue_.top_time() < end) {
     const Event event = queue_.pop();
     now_ = event.time;
     EventHandler* handler = event.target < handlers_.size() ? handlers_[event.target] : nullptr;

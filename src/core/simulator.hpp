@@ -32,7 +32,8 @@ class Simulator {
   /// Routes events addressed to `entity` to `handler` (which must outlive the simulator).
   void bind(EntityId entity, EventHandler& handler);
 
-  /// Schedules an event at absolute time `time` (>= now) for `target`, created by `origin`.
+  /// Schedules an event at absolute time `time` (>= now) for `target`, created by `origin`
+  /// (<= kMaxOrigin). One origin may schedule up to 2^32 events.
   void schedule(SimTime time, EntityId origin, EntityId target, std::uint32_t kind,
                 std::uint64_t a = 0, std::uint64_t b = 0, Priority priority = 0);
 
@@ -48,7 +49,7 @@ class Simulator {
   SimTime now() const { return now_; }
   bool idle() const { return queue_.empty(); }
   /// Time of the next pending event, kTimeInfinity when there is none.
-  SimTime next_event_time() const { return queue_.empty() ? kTimeInfinity : queue_.top().time; }
+  SimTime next_event_time() { return queue_.empty() ? kTimeInfinity : queue_.top_time(); }
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t pending() const { return queue_.size(); }
   void reserve(std::size_t pending_events) { queue_.reserve(pending_events); }
@@ -57,7 +58,7 @@ class Simulator {
   Synchronizer* sync_;
   EventQueue queue_;
   std::vector<EventHandler*> handlers_;
-  std::vector<std::uint64_t> sequence_;  // per origin entity
+  std::vector<std::uint32_t> sequence_;  // per origin entity
   SimTime now_ = 0;
   std::uint64_t events_processed_ = 0;
 };
