@@ -1,0 +1,84 @@
+#include "cli/app.hpp"
+
+#include <iostream>
+#include <new>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/collective_command.hpp"
+#include "cli/invocation.hpp"
+#include "cli/topo_command.hpp"
+#include "collectives/collective_spec.hpp"
+#include "util/error.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+std::string list(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : " | ") + n;
+  return s;
+}
+
+int report(const char* kind, const std::string& message, int code) {
+  std::cerr << "podsim: " << kind << message << "\n";
+  return code;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  const Invocation invocation = make_invocation(argc, argv);
+  CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods"};
+  app.set_version_flag("--version", "podsim " + invocation.version);
+  app.require_subcommand(1);
+
+  TopoOptions topo;
+  CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");
+  topo_cmd->add_option("file", topo.file, "Topology file (topologies/*.yaml)")->required();
+  topo_cmd->add_flag("--json", topo.json, "Print one JSON object instead of tables");
+  topo_cmd->add_option("--set", topo.sets, "Override a key: --set link.bandwidth=\"50 GB/s\" (repeatable)");
+
+  CollectiveOptions coll;
+  CLI::App* coll_cmd = app.add_subcommand("collective", "Time a collective on a simulated pod, like nccl-tests");
+  coll_cmd->add_option("--topology,-t", coll.args.topology_file, "Topology file (topologies/*.yaml)")->required();
+  coll_cmd->add_option("--op", coll.args.op, list(collectives::op_names()))->capture_default_str();
+  coll_cmd->add_option("--algorithm,-a", coll.args.algorithm, list(collectives::algorithm_names()))->capture_default_str();
+  coll_cmd->add_option("--axes", coll.args.axes,
+                       "Axes each group spans, e.g. x or x,y; every group along them runs at once. 'all' = one group of every chip")
+      ->capture_default_str();
+  coll_cmd->add_option("--sizes,-s", coll.args.sizes,
+                       "Bytes per chip: a list (1KiB,1MiB,1GiB) and/or ranges doubling from A to B (A..B)")
+      ->capture_default_str();
+  coll_cmd->add_option("--network,-n", coll.args.network, "analytical (α-β, no contention) | contention (shared links)")
+      ->capture_default_str();
+  coll_cmd->add_option("--output,-o", coll.output_file, "Write the results to this HDF5 file");
+  coll_cmd->add_flag("--json", coll.json, "Print JSON instead of a table");
+  coll_cmd->add_option("--set", coll.args.sets,
+                       "Override a key of the resolved request: --set topology.link.bandwidth=\"50 GB/s\", "
+                       "--set network.max_chunks=32 (repeatable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+
+  try {
+    if (topo_cmd->parsed()) run_topo(topo);
+    if (coll_cmd->parsed()) run_collective(coll, invocation);
+  } catch (const InputError& e) {
+    return report("error: ", e.what(), kExitBadInput);
+  } catch (const SimulationError& e) {
+    return report("simulation failed: ", e.what(), kExitFailure);
+  } catch (const std::bad_alloc&) {
+    return report("simulation failed: ", "out of memory", kExitFailure);
+  } catch (const std::exception& e) {
+    return report("internal error: ", e.what(), kExitFailure);
+  }
+  return kExitOk;
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,14 @@
+#pragma once
+
+namespace podsim::cli {
+
+/// Exit codes: 0 success, 1 the simulation failed, 2 bad input (config, flags, files).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitBadInput = 2;
+
+/// Parses the command line, runs the chosen command, and turns errors into messages on
+/// stderr and exit codes. The only place where exceptions stop.
+int run(int argc, char** argv);
+
+}  // namespace podsim::cli

@@ -1,0 +1,126 @@
+#include "cli/collective_command.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "collectives/collective_timing.hpp"
+#include "collectives/group.hpp"
+#include "collectives/lowering.hpp"
+#include "output/hdf5_writer.hpp"
+#include "output/json_writer.hpp"
+#include "output/text_table.hpp"
+#include "util/units.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+std::string network_name(network::Fidelity f) {
+  return f == network::Fidelity::kContention ? "contention" : "analytical";
+}
+
+output::Table make_table(const config::CollectiveRequest& request,
+                         const std::vector<collectives::CollectiveTiming>& timings) {
+  output::Table t;
+  t.name = "collectives";
+  t.description = "podsim collective: one row per size (docs/output-schema.md)";
+  t.add_text("op");
+  t.add_text("algorithm");
+  t.add_text("network");
+  t.add_int("group_size", "1");
+  t.add_int("groups", "1");
+  t.add_int("bytes", "B");
+  t.add_real("time_s", "s");
+  t.add_real("algbw_Bps", "B/s");
+  t.add_real("busbw_Bps", "B/s");
+  t.add_real("max_link_utilization", "1");
+  for (const auto& r : timings) {
+    t.texts("op").emplace_back(collectives::op_name(request.op));
+    t.texts("algorithm").emplace_back(collectives::algorithm_name(r.algorithm));
+    t.texts("network").push_back(network_name(request.network.fidelity));
+    t.ints("group_size").push_back(r.group_size);
+    t.ints("groups").push_back(r.groups);
+    t.ints("bytes").push_back(static_cast<std::int64_t>(r.bytes));
+    t.reals("time_s").push_back(r.time_s);
+    t.reals("algbw_Bps").push_back(r.algbw_Bps);
+    t.reals("busbw_Bps").push_back(r.busbw_Bps);
+    t.reals("max_link_utilization").push_back(r.max_link_utilization);
+  }
+  return t;
+}
+
+void print_json(const config::CollectiveRequest& request,
+                const std::vector<collectives::CollectiveTiming>& timings) {
+  output::JsonWriter j(2);
+  j.begin_object();
+  j.member("op", collectives::op_name(request.op));
+  j.member("algorithm", collectives::algorithm_name(timings.front().algorithm));
+  j.member("network", network_name(request.network.fidelity));
+  j.member("group_size", timings.front().group_size);
+  j.member("groups", timings.front().groups);
+  j.key("results");
+  j.begin_array();
+  for (const auto& r : timings) {
+    j.begin_object();
+    j.member("bytes", r.bytes);
+    j.member("time_s", r.time_s);
+    j.member("algbw_Bps", r.algbw_Bps);
+    j.member("busbw_Bps", r.busbw_Bps);
+    j.member("max_link_utilization", r.max_link_utilization);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  std::cout << j.str() << "\n";
+}
+
+void print_text(const config::CollectiveRequest& request, const topology::Topology& topo,
+                const std::vector<collectives::CollectiveTiming>& timings) {
+  const auto& first = timings.front();
+  std::string axes;
+  for (const auto& a : request.axes) axes += (axes.empty() ? "" : ",") + a;
+  std::ostringstream out;
+  out << collectives::op_name(request.op) << " · " << collectives::algorithm_name(first.algorithm)
+      << " · " << network_name(request.network.fidelity) << " network · " << topo.name() << " ("
+      << topo.chips() << " chips) · axes " << axes << ": " << first.groups
+      << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n\n";
+  output::TextTable table({"size", "time", "algbw", "busbw", "busiest link"});
+  for (const auto& r : timings) {
+    char util[32];
+    std::snprintf(util, sizeof util, "%.1f %%", 100.0 * r.max_link_utilization);
+    table.add_row({units::format_bytes(static_cast<double>(r.bytes)), units::format_seconds(r.time_s),
+                   units::format_bandwidth(r.algbw_Bps), units::format_bandwidth(r.busbw_Bps), util});
+  }
+  out << table.render();
+  std::cout << out.str();
+}
+
+}  // namespace
+
+void run_collective(const CollectiveOptions& options, const Invocation& invocation) {
+  // Everything is validated before the first simulation starts.
+  const config::CollectiveRequest request = config::load_collective_request(options.args);
+  const topology::Topology topo(request.topology);
+  std::vector<int> axes;
+  for (const auto& name : request.axes) axes.push_back(*topo.axis_index(name));
+  const auto groups = collectives::make_groups(topo, axes);
+  collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1}, groups.front());
+  if (!options.output_file.empty()) output::check_output_path(options.output_file);
+
+  std::vector<collectives::CollectiveTiming> timings;
+  for (std::uint64_t bytes : request.sizes) {
+    timings.push_back(collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups));
+  }
+  if (!options.output_file.empty()) {
+    output::write_hdf5(options.output_file,
+                       output::FileInfo{invocation.version, invocation.command_line, request.resolved_yaml, 1},
+                       {make_table(request, timings)});
+  }
+  if (options.json) {
+    print_json(request, timings);
+  } else {
+    print_text(request, topo, timings);
+  }
+}
+
+}  // namespace podsim::cli

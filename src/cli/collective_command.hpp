@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+#include "cli/invocation.hpp"
+#include "config/collective_config.hpp"
+
+namespace podsim::cli {
+
+/// `podsim collective`: nccl-tests for a simulated pod.
+struct CollectiveOptions {
+  config::CollectiveArgs args;
+  std::string output_file;  ///< -o: HDF5 file with the /collectives table
+  bool json = false;
+};
+
+/// Times the collective at every size; prints a table (or JSON) and writes the HDF5 file.
+void run_collective(const CollectiveOptions& options, const Invocation& invocation);
+
+}  // namespace podsim::cli

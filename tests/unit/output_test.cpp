@@ -1,0 +1,364 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "output/hdf5_handle.hpp"
+#include "output/hdf5_writer.hpp"
+#include "output/json_writer.hpp"
+#include "output/table.hpp"
+#include "output/text_table.hpp"
+#include "util/error.hpp"
+
+// The HDF5 tests write real files (the writer's job is the file) into a fresh directory
+// per test, removed afterwards; they read them back with the HDF5 C API.
+
+namespace podsim::output {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Hdf5Writer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("podsim_output_test." + std::to_string(::getpid()) + "." + test->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::vector<std::string> dir_entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename());
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+FileInfo info() { return {"0.1.0", "podsim collective --op all-reduce", "network: {}\n", 1}; }
+
+std::vector<Table> sample_tables() {
+  Table coll{"collectives", "one row per message size", {}};
+  coll.add_text("op");
+  coll.add_int("bytes", "B");
+  coll.add_real("time_s", "s");
+  coll.texts("op") = {"all-reduce", "all-gather \xC2\xB5"};  // "µ": UTF-8 must pass through
+  coll.ints("bytes") = {1024, std::int64_t{1} << 40};
+  coll.reals("time_s") = {1.5e-6, 0.1};
+  Table links{"links", "no contention model: no rows", {}};
+  links.add_int("link", "1");
+  links.add_text("axis");
+  links.add_real("utilization", "1");
+  return {coll, links};
+}
+
+Hdf5Handle open_file(const fs::path& path) {
+  return {H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+}
+
+std::vector<std::string> read_strings(hid_t attr) {
+  const Hdf5Handle type(H5Aget_type(attr), H5Tclose);
+  EXPECT_TRUE(H5Tis_variable_str(type.get()) > 0);
+  EXPECT_EQ(H5Tget_cset(type.get()), H5T_CSET_UTF8);
+  const Hdf5Handle space(H5Aget_space(attr), H5Sclose);
+  std::vector<char*> raw(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+  EXPECT_GE(H5Aread(attr, type.get(), raw.data()), 0);
+  std::vector<std::string> out(raw.begin(), raw.end());
+  H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, raw.data());
+  return out;
+}
+
+std::vector<std::string> string_attribute(hid_t loc, const char* name) {
+  const Hdf5Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
+  if (attr.get() < 0) return {"<missing>"};
+  return read_strings(attr.get());
+}
+
+/// Field `name` of every row of dataset `dset`, read as `mem_type` (HDF5 picks fields by name).
+template <typename T>
+std::vector<T> read_field(hid_t dset, const char* name, hid_t mem_type) {
+  const Hdf5Handle space(H5Dget_space(dset), H5Sclose);
+  std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+  const Hdf5Handle one(H5Tcreate(H5T_COMPOUND, sizeof(T)), H5Tclose);
+  H5Tinsert(one.get(), name, 0, mem_type);
+  if (!out.empty()) {
+    EXPECT_GE(H5Dread(dset, one.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), 0);
+  }
+  return out;
+}
+
+TEST_F(Hdf5Writer, WritesRootAttributesTablesTypesUnitsAndValues) {
+  const fs::path path = dir_ / "out.h5";
+  write_hdf5(path, info(), sample_tables());
+  const Hdf5Handle file = open_file(path);
+  ASSERT_GE(file.get(), 0);
+
+  EXPECT_EQ(string_attribute(file.get(), "podsim_version"), std::vector<std::string>{"0.1.0"});
+  EXPECT_EQ(string_attribute(file.get(), "command_line")[0], "podsim collective --op all-reduce");
+  EXPECT_EQ(string_attribute(file.get(), "config_yaml")[0], "network: {}\n");
+  std::int64_t schema = 0;
+  const Hdf5Handle schema_attr(H5Aopen(file.get(), "schema_version", H5P_DEFAULT), H5Aclose);
+  ASSERT_GE(H5Aread(schema_attr.get(), H5T_NATIVE_INT64, &schema), 0);
+  EXPECT_EQ(schema, 1);
+
+  const Hdf5Handle coll(H5Dopen2(file.get(), "collectives", H5P_DEFAULT), H5Dclose);
+  ASSERT_GE(coll.get(), 0);
+  const Hdf5Handle type(H5Dget_type(coll.get()), H5Tclose);
+  ASSERT_EQ(H5Tget_class(type.get()), H5T_COMPOUND);
+  ASSERT_EQ(H5Tget_nmembers(type.get()), 3);
+  const char* names[] = {"op", "bytes", "time_s"};
+  for (unsigned i = 0; i < 3; ++i) {
+    char* name = H5Tget_member_name(type.get(), i);
+    EXPECT_STREQ(name, names[i]);
+    H5free_memory(name);
+  }
+  const Hdf5Handle op_type(H5Tget_member_type(type.get(), 0), H5Tclose);
+  EXPECT_GT(H5Tis_variable_str(op_type.get()), 0);
+  EXPECT_EQ(H5Tget_cset(op_type.get()), H5T_CSET_UTF8);
+  const Hdf5Handle bytes_type(H5Tget_member_type(type.get(), 1), H5Tclose);
+  EXPECT_GT(H5Tequal(bytes_type.get(), H5T_STD_I64LE), 0);
+  const Hdf5Handle time_type(H5Tget_member_type(type.get(), 2), H5Tclose);
+  EXPECT_GT(H5Tequal(time_type.get(), H5T_IEEE_F64LE), 0);
+
+  EXPECT_EQ(read_field<std::int64_t>(coll.get(), "bytes", H5T_NATIVE_INT64),
+            (std::vector<std::int64_t>{1024, std::int64_t{1} << 40}));
+  EXPECT_EQ(read_field<double>(coll.get(), "time_s", H5T_NATIVE_DOUBLE),
+            (std::vector<double>{1.5e-6, 0.1}));
+  const Hdf5Handle str_type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(str_type.get(), H5T_VARIABLE);
+  H5Tset_cset(str_type.get(), H5T_CSET_UTF8);
+  auto ops = read_field<char*>(coll.get(), "op", str_type.get());
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_STREQ(ops[0], "all-reduce");
+  EXPECT_STREQ(ops[1], "all-gather \xC2\xB5");
+  for (char* s : ops) H5free_memory(s);
+  EXPECT_EQ(string_attribute(coll.get(), "units"), (std::vector<std::string>{"", "B", "s"}));
+  EXPECT_EQ(string_attribute(coll.get(), "description")[0], "one row per message size");
+
+  // The empty table is there, with its columns and units.
+  const Hdf5Handle links(H5Dopen2(file.get(), "links", H5P_DEFAULT), H5Dclose);
+  ASSERT_GE(links.get(), 0);
+  const Hdf5Handle links_space(H5Dget_space(links.get()), H5Sclose);
+  EXPECT_EQ(H5Sget_simple_extent_npoints(links_space.get()), 0);
+  const Hdf5Handle links_type(H5Dget_type(links.get()), H5Tclose);
+  EXPECT_EQ(H5Tget_nmembers(links_type.get()), 3);
+  EXPECT_GE(H5Tget_member_index(links_type.get(), "utilization"), 0);
+  EXPECT_EQ(string_attribute(links.get(), "units"), (std::vector<std::string>{"1", "", "1"}));
+
+  // No object carries a time stamp (they would make files differ from run to run).
+  for (const char* object : {"/", "collectives", "links"}) {
+    H5O_info_t oinfo;
+    ASSERT_GE(H5Oget_info_by_name2(file.get(), object, &oinfo, H5O_INFO_TIME, H5P_DEFAULT), 0);
+    EXPECT_EQ(oinfo.ctime, 0) << object;
+    EXPECT_EQ(oinfo.mtime, 0) << object;
+  }
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_F(Hdf5Writer, SameInputGivesByteIdenticalFiles) {
+  write_hdf5(dir_ / "a.h5", info(), sample_tables());
+  // Disturb the heap so that uninitialised bytes, if HDF5 wrote any, would differ.
+  std::vector<std::string> noise(1000, std::string(100, '\x5a'));
+  write_hdf5(dir_ / "b.h5", info(), sample_tables());
+  const std::string a = file_bytes(dir_ / "a.h5");
+  ASSERT_GT(a.size(), 1000u);
+  EXPECT_TRUE(a == file_bytes(dir_ / "b.h5"));
+  // Overwriting an existing file replaces it with the same bytes.
+  write_hdf5(dir_ / "a.h5", info(), sample_tables());
+  EXPECT_TRUE(a == file_bytes(dir_ / "a.h5"));
+}
+
+TEST_F(Hdf5Writer, MissingDirectoryIsAnInputErrorAndCreatesNothing) {
+  const fs::path path = dir_ / "nope" / "out.h5";
+  try {
+    write_hdf5(path, info(), sample_tables());
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + path.string() + ": directory " +
+                                         (dir_ / "nope").string() + " does not exist");
+  }
+  EXPECT_TRUE(dir_entries().empty());
+  EXPECT_THROW(write_hdf5(dir_, info(), sample_tables()), InputError);  // a directory
+}
+
+TEST_F(Hdf5Writer, FailedWriteLeavesNoFileAndNoTemporary) {
+  const fs::path path = dir_ / "out.h5";
+  auto tables = sample_tables();
+  // The second table fails after the first is in the temporary file.
+  tables[1].reals("utilization").push_back(0.5);
+  try {
+    write_hdf5(path, info(), tables);
+    FAIL() << "no error";
+  } catch (const SimulationError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("cannot write " + path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("column 'utilization' has 1"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(dir_entries().empty());
+
+  // A failure never touches an existing file either.
+  write_hdf5(path, info(), sample_tables());
+  const std::string before = file_bytes(path);
+  EXPECT_THROW(write_hdf5(path, info(), tables), SimulationError);
+  EXPECT_TRUE(before == file_bytes(path));
+  EXPECT_EQ(dir_entries(), std::vector<std::string>{"out.h5"});
+}
+
+TEST_F(Hdf5Writer, RejectsNamesHdf5OrReadersWouldMangle) {
+  const fs::path path = dir_ / "out.h5";
+  auto twice = sample_tables();
+  twice.push_back(twice[0]);
+  EXPECT_THROW(write_hdf5(path, info(), twice), SimulationError);
+  auto slash = sample_tables();
+  slash[0].name = "a/b";
+  EXPECT_THROW(write_hdf5(path, info(), slash), SimulationError);
+  auto unitless = sample_tables();
+  unitless[0].columns[1].unit = "";
+  EXPECT_THROW(write_hdf5(path, info(), unitless), SimulationError);
+  auto nul = sample_tables();
+  nul[0].texts("op")[0] = std::string("a\0b", 3);
+  EXPECT_THROW(write_hdf5(path, info(), nul), SimulationError);
+  EXPECT_THROW(write_hdf5(path, info(), {Table{"empty", "", {}}}), SimulationError);
+  EXPECT_TRUE(dir_entries().empty());
+}
+
+TEST(Table, BuildersCheckNamesTypesAndLengths) {
+  Table t{"t", "", {}};
+  t.add_real("x", "s").reals().push_back(1.0);
+  t.add_int("n", "1").ints().push_back(2);
+  EXPECT_EQ(t.rows(), 1u);
+  EXPECT_THROW(t.add_text("x"), SimulationError);
+  EXPECT_THROW(t.reals("n"), SimulationError);
+  EXPECT_THROW(t.column("missing"), SimulationError);
+  t.ints("n").push_back(3);
+  EXPECT_THROW(t.rows(), SimulationError);
+  EXPECT_EQ(t.column("n").type_name(), "int");
+}
+
+TEST(Json, EscapesStringsAndKeepsUtf8) {
+  JsonWriter j;
+  j.value(
+      std::string_view("q\" b\\ n\n t\t r\r \b\f c\x01 d\x7f \xC2\xB5s \xE2\x86\x92 bad\xFF end"));
+  EXPECT_EQ(j.str(),
+            "\"q\\\" b\\\\ n\\n t\\t r\\r \\b\\f c\\u0001 d\x7f \xC2\xB5s \xE2\x86\x92 bad\\ufffd "
+            "end\"");
+  EXPECT_EQ(json_quote(std::string("\0\x1f", 2)), "\"\\u0000\\u001f\"");
+  EXPECT_EQ(json_quote("\xE0\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // overlong NUL
+}
+
+TEST(Json, NestsObjectsAndArrays) {
+  JsonWriter j;
+  j.begin_object();
+  j.member("name", "ring");
+  j.key("results");
+  j.begin_array();
+  j.begin_object();
+  j.member("bytes", std::uint64_t{18446744073709551615u});
+  j.member("ok", true);
+  j.key("none");
+  j.null();
+  j.end_object();
+  j.begin_array();
+  j.end_array();
+  j.value(-3);
+  j.end_array();
+  j.key("empty");
+  j.begin_object();
+  j.end_object();
+  j.end_object();
+  EXPECT_EQ(j.str(),
+            R"({"name":"ring","results":[{"bytes":18446744073709551615,"ok":true,"none":null},)"
+            R"([],-3],"empty":{}})");
+
+  JsonWriter pretty(2);
+  pretty.begin_object();
+  pretty.member("a", 1);
+  pretty.key("b");
+  pretty.begin_array();
+  pretty.value(2.5);
+  pretty.end_array();
+  pretty.end_object();
+  EXPECT_EQ(pretty.str(), "{\n  \"a\": 1,\n  \"b\": [\n    2.5\n  ]\n}");
+}
+
+TEST(Json, DoublesRoundTripInShortestForm) {
+  JsonWriter j;
+  j.begin_array();
+  for (double v : {0.1, 1e-300, 123456789.125, 2.0, -0.0, 5e-324, 1e21}) j.value(v);
+  j.value(std::numeric_limits<double>::quiet_NaN());
+  j.value(-std::numeric_limits<double>::infinity());
+  j.end_array();
+  EXPECT_EQ(j.str(), "[0.1,1e-300,123456789.125,2.0,-0.0,5e-324,1e+21,null,null]");
+
+  // Any finite double reads back exactly (strtod of the printed text).
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 10000; ++i) {
+    const std::uint64_t bits = rng();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) continue;
+    JsonWriter one;
+    one.value(v);
+    ASSERT_EQ(std::strtod(one.str().c_str(), nullptr), v) << one.str();
+  }
+}
+
+TEST(Json, MisuseThrowsInsteadOfWritingInvalidJson) {
+  {
+    JsonWriter j;
+    EXPECT_THROW(j.key("k"), SimulationError);  // not in an object
+    EXPECT_THROW(j.str(), SimulationError);     // nothing written
+    j.begin_array();
+    EXPECT_THROW(j.key("k"), SimulationError);
+    EXPECT_THROW(j.end_object(), SimulationError);
+    EXPECT_THROW(j.str(), SimulationError);  // unclosed
+    j.end_array();
+    EXPECT_THROW(j.end_array(), SimulationError);
+    EXPECT_THROW(j.value(1), SimulationError);  // second top-level value
+    EXPECT_EQ(j.str(), "[]");
+  }
+  JsonWriter j;
+  j.begin_object();
+  EXPECT_THROW(j.value(1), SimulationError);  // value without key
+  j.key("a");
+  EXPECT_THROW(j.key("b"), SimulationError);
+  EXPECT_THROW(j.end_object(), SimulationError);  // key without value
+  j.value(1);
+  j.end_object();
+  EXPECT_EQ(j.str(), R"({"a":1})");
+}
+
+TEST(TextTable, RightAlignsNumbersLeftAlignsTextAndSizesByCodePoints) {
+  TextTable t({"op", "bytes", "time"});
+  t.set_align(0, Align::kLeft);
+  t.add_row({"all-reduce", "1024", "1.5 \xC2\xB5s"});
+  t.add_row({"a2a", "1073741824", "12 ms"});
+  // Widths: op 10, bytes 10, time 6 ("1.5 µs" is 6 code points in 7 bytes).
+  EXPECT_EQ(t.render(),
+            "op               bytes    time\n"
+            "----------  ----------  ------\n"
+            "all-reduce        1024  1.5 \xC2\xB5s\n"
+            "a2a         1073741824   12 ms\n");
+  EXPECT_THROW(t.add_row({"x"}), SimulationError);
+  EXPECT_THROW(t.set_align(3, Align::kLeft), SimulationError);
+  EXPECT_EQ(t.rows(), 2u);
+}
+
+}  // namespace
+}  // namespace podsim::output
