@@ -95,6 +95,10 @@ Topology::Topology(const TopologySpec& spec) : name_(spec.name), axis_names_(axi
       },
       spec.layout);
 
+  if (grid_) {
+    local_coord_.resize(grid_->size());
+    for (std::size_t i = 0; i < grid_->size(); ++i) local_coord_[i] = grid_->coord(i);
+  }
   if (grid_ && grid_->twisted()) {
     // Every chip of a twisted grid sees the same graph: distances from chip 0 serve all.
     auto distances = hop_distances(*this, 0, LinkTier::kIci);
@@ -169,14 +173,30 @@ LinkId Topology::grid_next_link(ChipId at, ChipId dst) const {
   const std::uint32_t base = at - at % chips_per_group_;
   const std::size_t local_at = at - base;
   const std::size_t local_dst = dst - base;
-  const int remaining = g.distance(local_at, local_dst);
   const auto rank = static_cast<std::size_t>(g.rank());
-  // Dimension order: the first axis (and + before −) along which a step gets closer.
-  for (int a = 0; a < g.rank(); ++a) {
-    for (int dir : {+1, -1}) {
-      const auto next = g.neighbor(local_at, a, dir);
-      if (next && g.distance(*next, local_dst) == remaining - 1) {
-        return grid_link_[(at * rank + static_cast<std::size_t>(a)) * 2 + (dir < 0 ? 1 : 0)];
+  auto link_of = [&](std::size_t axis, int dir) {
+    return grid_link_[(at * rank + axis) * 2 + (dir < 0 ? 1 : 0)];
+  };
+  if (!g.twisted()) {
+    // Dimension order in closed form: the first axis whose coordinate differs, the shorter
+    // way round (+ on a tie).
+    const Coord& a = local_coord_[local_at];
+    const Coord& b = local_coord_[local_dst];
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+      const int d = b[axis] - a[axis];
+      if (d == 0) continue;
+      if (!g.wraps(static_cast<int>(axis))) return link_of(axis, d > 0 ? +1 : -1);
+      const int n = g.extent(static_cast<int>(axis));
+      const int forward = d > 0 ? d : d + n;
+      return link_of(axis, forward <= n - forward ? +1 : -1);
+    }
+  } else {
+    // Twisted: the first axis (and + before −) along which a step gets closer.
+    const int remaining = g.distance(local_at, local_dst);
+    for (int axis = 0; axis < g.rank(); ++axis) {
+      for (int dir : {+1, -1}) {
+        const auto next = g.neighbor(local_at, axis, dir);
+        if (next && g.distance(*next, local_dst) == remaining - 1) return link_of(static_cast<std::size_t>(axis), dir);
       }
     }
   }

@@ -96,6 +96,7 @@ class Topology {
   bool switched_ = false;              // layout_ == kSwitch, tested on the routing hot path
   /// grid_link_[chip_in_slice_offset... ]: link id of (chip, axis, dir) in a grid.
   std::vector<LinkId> grid_link_;
+  std::vector<Coord> local_coord_;  // coordinates of each chip of one grid (slice)
   std::vector<LinkId> up_link_;    // chip -> node switch / DCN switch
   std::vector<LinkId> down_link_;  // node switch / DCN switch -> chip
   std::vector<LinkId> nic_up_;     // GPU -> fabric
