@@ -41,7 +41,7 @@ TEST(Topology, FullTpuV4PodHas4096ChipsSixNeighboursDiameter24) {
   // 8 hops the short way round each of 3 axes of 16.
   EXPECT_EQ(f.diameter, 24);
   // A plane across z cuts 256 links, twice (the wrap): 512 links × 45 GB/s = 23.04 TB/s;
-  // Google quotes 24 TB/s bisection for a v4 pod (shared/validation/hardware.md §2.1).
+  // Google quotes 24 TB/s bisection for a v4 pod (docs/reference/hardware.md §2.1).
   EXPECT_DOUBLE_EQ(f.bisection_Bps, 512 * 45 * kGBps);
   EXPECT_EQ(f.ring_Bps, (std::vector<double>{90 * kGBps, 90 * kGBps, 90 * kGBps}));
 }

@@ -1,4 +1,4 @@
-// Closed forms for collectives on uncontended links (shared/validation/formulas.md §7.2,
+// Closed forms for collectives on uncontended links (docs/reference/formulas.md §7.2,
 // §7.4). α = per-hop link latency, B = per-direction link bandwidth, S = bytes, n = chips.
 #include <gtest/gtest.h>
 
