@@ -43,6 +43,7 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
     const std::size_t dots = item.find("..");
     if (dots == std::string::npos) {
       sizes.push_back(units::parse_bytes(item));
+      if (sizes.back() == 0) throw InputError("a collective of 0 bytes moves nothing; sizes start at 1 B");
       continue;
     }
     const std::uint64_t from = units::parse_bytes(item.substr(0, dots));
@@ -50,7 +51,10 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
     if (from == 0 || to < from) {
       throw InputError("a range \"" + item + "\" needs 0 < start <= end");
     }
-    for (std::uint64_t s = from; s <= to && sizes.size() <= kMaxSizes; s *= 2) sizes.push_back(s);
+    for (std::uint64_t s = from; sizes.size() <= kMaxSizes; s *= 2) {
+      sizes.push_back(s);
+      if (s > to / 2) break;  // the next doubling would pass `to` (or overflow)
+    }
   }
   if (sizes.size() > kMaxSizes) throw InputError("more than " + std::to_string(kMaxSizes) + " sizes");
   return sizes;

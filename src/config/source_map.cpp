@@ -33,7 +33,14 @@ std::string SourceMap::locate(const std::string& key_path, const YAML::Mark& mar
   }
   if (best == nullptr) return "<input>";
   if (!best->is_file) return best->where;
-  if (mark.is_null()) return best->where;
+  if (mark.is_null()) {
+    // A node without a position was created by an override below it (--set a.b=1 makes `a`):
+    // that flag is where the problem came from.
+    for (const Origin& o : origins_) {
+      if (!o.is_file && is_prefix(key_path, o.path)) return o.where;
+    }
+    return best->where;
+  }
   return best->where + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 

@@ -19,7 +19,12 @@ const std::vector<std::string> kGridKinds{"torus", "mesh"};
 topology::LinkSpec read_link(const Reader& parent, const std::string& key) {
   const Reader r = parent.child(key);
   r.allow_only({"bandwidth", "latency"});
-  return topology::LinkSpec{r.bandwidth("bandwidth"), r.duration("latency")};
+  const double bandwidth = r.bandwidth("bandwidth");
+  const SimTime latency = r.duration("latency");
+  // Real links are well inside these; beyond them a unit is almost surely wrong.
+  if (bandwidth < 1e3) r.fail("bandwidth", "is below 1 kB/s; did you mean a larger unit?");
+  if (latency > kPsPerSecond) r.fail("latency", "is above 1 s per link; did you mean a smaller unit?");
+  return topology::LinkSpec{bandwidth, latency};
 }
 
 void read_header(Reader& r) {
@@ -111,17 +116,22 @@ void inline_topology_includes(YAML::Node topology, const std::string& path,
 }
 
 topology::TopologySpec read_topology(Reader& r) {
-  r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link", "nodes",
-                "chips_per_node", "intra", "scale_out", "slices", "slice", "dcn"});
-  read_header(r);
+  if (!r.has("kind")) {
+    // Without a kind, check against every kind's keys, so that a misspelt "kind" is
+    // reported as such rather than as missing.
+    r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link", "nodes",
+                  "chips_per_node", "intra", "scale_out", "slices", "slice", "dcn"});
+  }
   const std::string kind = r.choice("kind", kKinds);
-  const std::string name = r.text("name");
   if (kind == "torus" || kind == "mesh") {
     r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
-    return topology::TopologySpec{name, read_grid(r, false)};
+    read_header(r);
+    return topology::TopologySpec{r.text("name"), read_grid(r, false)};
   }
   if (kind == "switch") {
     r.allow_only({"schema_version", "name", "kind", "nodes", "chips_per_node", "intra", "scale_out"});
+    read_header(r);
+    const std::string name = r.text("name");
     const std::int64_t nodes = r.integer("nodes", 1, kMaxChips);
     const std::int64_t per_node = r.integer("chips_per_node", 1, 4096);
     if (nodes * per_node > kMaxChips) r.fail("nodes", "describes more than " + std::to_string(kMaxChips) + " chips");
@@ -130,6 +140,8 @@ topology::TopologySpec read_topology(Reader& r) {
                                    read_link(r, "intra"), read_link(r, "scale_out")}};
   }
   r.allow_only({"schema_version", "name", "kind", "slices", "slice", "dcn"});
+  read_header(r);
+  const std::string name = r.text("name");
   const std::int64_t slices = r.integer("slices", 1, 4096);
   Reader slice = r.child("slice");
   // An included slice is a whole topology file: its header is allowed and checked.

@@ -24,10 +24,13 @@ inline SimTime from_seconds(double seconds) {
   return static_cast<SimTime>(std::llround(seconds * 1e12));
 }
 
+/// Longest duration one step of a simulation may take: 2^60 ps, about 13 simulated days,
+/// far beyond any training step, and far enough from 2^63 that sums of them cannot overflow.
+inline constexpr SimTime kMaxStepPs = SimTime{1} << 60;
+
 /// Time to push `bytes` through a pipe of `bytes_per_s`, rounded up to a whole picosecond
-/// so that a transfer never finishes before its bytes could have moved.
-inline SimTime transfer_time_ps(double bytes, double bytes_per_s) {
-  return static_cast<SimTime>(std::ceil(bytes * 1e12 / bytes_per_s));
-}
+/// so that a transfer never finishes before its bytes could have moved. Throws InputError
+/// (see util/error.hpp) beyond kMaxStepPs: such a time means a bandwidth far off.
+SimTime transfer_time_ps(double bytes, double bytes_per_s);
 
 }  // namespace podsim
