@@ -10,6 +10,7 @@
 #include "cli/topo_command.hpp"
 #include "collectives/collective_spec.hpp"
 #include "util/error.hpp"
+#include "util/suggest.hpp"
 
 namespace podsim::cli {
 
@@ -17,7 +18,7 @@ namespace {
 
 std::string list(const std::vector<std::string>& names) {
   std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : " | ") + n;
+  for (const auto& n : names) append_joined(s, " | ", n);
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
+#include "util/suggest.hpp"
 #include "util/units.hpp"
 
 namespace podsim::cli {
@@ -78,7 +79,7 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
                 const std::vector<collectives::CollectiveTiming>& timings) {
   const auto& first = timings.front();
   std::string axes;
-  for (const auto& a : request.axes) axes += (axes.empty() ? "" : ",") + a;
+  for (const auto& a : request.axes) append_joined(axes, ",", a);
   std::ostringstream out;
   out << collectives::op_name(request.op) << " · " << collectives::algorithm_name(first.algorithm)
       << " · " << network_name(request.network.fidelity) << " network · " << topo.name() << " ("

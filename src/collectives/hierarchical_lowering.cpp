@@ -11,23 +11,13 @@ bool is_outer(topology::LinkTier tier) {
   return tier == topology::LinkTier::kDcn || tier == topology::LinkTier::kScaleOut;
 }
 
-/// Groups spanned by `axes` that lie inside the requested groups.
-std::vector<Group> subgroups(const topology::Topology& topo, const std::vector<int>& axes,
-                             const std::vector<char>& requested) {
-  std::vector<Group> out;
-  for (Group& g : make_groups(topo, axes)) {
-    if (requested[g.chips[0]]) out.push_back(std::move(g));
-  }
-  return out;
-}
-
 /// Reduce-scatter or all-gather inside every slice/node: the torus algorithm on an ICI
 /// grid, a ring through a node switch.
 void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
                  const std::vector<Group>& inner, const Frontier& start, Frontier& end,
                  Schedule& schedule) {
   for (const Group& g : inner) {
-    const bool grid = topo.axes()[static_cast<std::size_t>(g.axes[0])].tier == topology::LinkTier::kIci;
+    const bool grid = topo.axes()[static_cast<std::size_t>(g.dims[0].axis)].tier == topology::LinkTier::kIci;
     const CollectiveSpec spec{op, grid ? Algorithm::kTorus : Algorithm::kRing, bytes};
     if (grid) {
       lower_torus(topo, spec, g, start, end, schedule);
@@ -42,19 +32,21 @@ void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
 void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
                         const std::vector<Group>& groups, const Frontier& start, Frontier& end,
                         Schedule& schedule) {
-  std::vector<int> inner_axes;
-  std::vector<int> outer_axes;
-  for (int a : groups.front().axes) {
-    if (topo.axes()[static_cast<std::size_t>(a)].size < 2) continue;
-    (is_outer(topo.axes()[static_cast<std::size_t>(a)].tier) ? outer_axes : inner_axes).push_back(a);
+  // Split every group into its fast-tier part (inside slices/nodes) and its slow-tier part.
+  std::vector<std::size_t> inner_dims;
+  std::vector<std::size_t> outer_dims;
+  const Group& shape = groups.front();
+  for (std::size_t d = 0; d < shape.dims.size(); ++d) {
+    if (shape.dims[d].size < 2) continue;
+    (is_outer(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
   }
-  std::vector<char> requested(topo.chips(), 0);
+  std::vector<Group> inner;
+  std::vector<Group> outer;
   for (const Group& g : groups) {
-    for (ChipId c : g.chips) requested[c] = 1;
+    for (Group& s : split(g, inner_dims)) inner.push_back(std::move(s));
+    for (Group& s : split(g, outer_dims)) outer.push_back(std::move(s));
   }
-  const std::vector<Group> inner = subgroups(topo, inner_axes, requested);
-  const std::vector<Group> outer = subgroups(topo, outer_axes, requested);
-  const std::uint64_t inner_size = inner.front().size();
+  std::uint64_t inner_size = inner.front().size();
   // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
   // shard crosses the slow network.
   const std::uint64_t shard = share(spec.bytes, inner_size);

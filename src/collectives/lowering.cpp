@@ -20,9 +20,9 @@ struct AxisMix {
 
 AxisMix classify(const topology::Topology& topo, const Group& group) {
   AxisMix mix;
-  for (int a : group.axes) {
-    const auto& axis = topo.axes()[static_cast<std::size_t>(a)];
-    if (axis.size < 2) continue;
+  for (const auto& dim : group.dims) {
+    const auto& axis = topo.axes()[static_cast<std::size_t>(dim.axis)];
+    if (dim.size < 2) continue;
     const bool outer = axis.tier == topology::LinkTier::kDcn || axis.tier == topology::LinkTier::kScaleOut;
     (outer ? mix.outer : mix.inner) = true;
     if (axis.tier != topology::LinkTier::kIci) {

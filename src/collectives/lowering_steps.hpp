@@ -20,7 +20,7 @@ void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, cons
 /// Reduce-scatter (`gather` false) or all-gather (true) of an array of `bytes` along one
 /// axis of `group`: on every line along that axis at once, a bidirectional ring where the
 /// axis wraps (3+ chips), else a folded ring.
-void axis_phase(const topology::Topology& topo, const Group& group, std::size_t axis_pos,
+void axis_phase(const Group& group, std::size_t axis_pos,
                 std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule);
 
 /// Multi-dimensional torus lowering (per-axis phases on every axis at once).

@@ -39,7 +39,7 @@ void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, cons
         pairwise_exchange(schedule, group.chips, share(bytes, static_cast<std::uint64_t>(n)), start, end);
         break;
       case Op::kBroadcast: {
-        const auto& axis = topo.axes()[static_cast<std::size_t>(group.axes[0])];
+        const auto& axis = topo.axes()[static_cast<std::size_t>(group.dims[0].axis)];
         const int pieces = broadcast_pieces(static_cast<std::uint32_t>(n), bytes,
                                             axis.link_bandwidth_Bps, axis.link_latency_ps);
         chain_pass(schedule, ring, pieces, share(bytes, static_cast<std::uint64_t>(pieces)), start, end);

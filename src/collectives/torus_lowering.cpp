@@ -6,13 +6,13 @@
 
 namespace podsim::collectives::detail {
 
-void axis_phase(const topology::Topology& topo, const Group& group, std::size_t axis_pos,
+void axis_phase(const Group& group, std::size_t axis_pos,
                 std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule) {
-  const auto& axis = topo.axes()[static_cast<std::size_t>(group.axes[axis_pos])];
-  const auto n = static_cast<std::uint64_t>(group.sizes[axis_pos]);
-  const bool both_ways = axis.wraparound && n >= 3;
+  const auto& dim = group.dims[axis_pos];
+  const auto n = static_cast<std::uint64_t>(dim.size);
+  const bool both_ways = dim.wraps && n >= 3;
   for (const auto& line : lines_along(group, axis_pos)) {
-    const std::vector<ChipId> ring = ring_order_of_line(line, axis.wraparound);
+    const std::vector<ChipId> ring = ring_order_of_line(line, dim.wraps);
     if (both_ways) {
       std::vector<ChipId> back{ring[0]};
       back.insert(back.end(), ring.rbegin(), ring.rend() - 1);
@@ -26,28 +26,28 @@ void axis_phase(const topology::Topology& topo, const Group& group, std::size_t 
 
 namespace {
 
-/// Positions (in group.axes) of the axes with more than one chip.
+/// Positions (in group.dims) of the dimensions with more than one chip.
 std::vector<std::size_t> active_axes(const Group& group) {
   std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < group.sizes.size(); ++i) {
-    if (group.sizes[i] > 1) out.push_back(i);
+  for (std::size_t i = 0; i < group.dims.size(); ++i) {
+    if (group.dims[i].size > 1) out.push_back(i);
   }
   return out;
 }
 
 /// Runs the phases of one piece: reduce-scatters along `order`, then all-gathers back in
 /// reverse order, with the array shrinking (growing) by each axis's size.
-void piece_phases(const topology::Topology& topo, const Group& group,
+void piece_phases(const Group& group,
                   const std::vector<std::size_t>& order, std::uint64_t bytes, bool scatter,
                   bool gather, const Frontier& start, Frontier& end, Schedule& schedule) {
   std::vector<std::uint64_t> sizes{bytes};
   for (std::size_t p : order) {
-    sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.sizes[p])));
+    sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.dims[p].size)));
   }
   Frontier current = start;
   auto advance = [&](std::size_t axis_pos, std::uint64_t array_bytes) {
     Frontier next(current.chips());
-    axis_phase(topo, group, axis_pos, array_bytes, current, next, schedule);
+    axis_phase(group, axis_pos, array_bytes, current, next, schedule);
     current = std::move(next);
   };
   if (scatter) {
@@ -78,9 +78,9 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
         if (spec.op == Op::kAllGather) {
           // An all-gather is the second half of an all-reduce: the same phases, run from
           // the innermost shard outwards.
-          piece_phases(topo, group, order, piece_bytes, false, true, start, end, schedule);
+          piece_phases(group, order, piece_bytes, false, true, start, end, schedule);
         } else {
-          piece_phases(topo, group, order, piece_bytes, true, spec.op == Op::kAllReduce, start,
+          piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, start,
                        end, schedule);
         }
       }
@@ -106,7 +106,7 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
       Frontier current = start;
       for (std::size_t i = 0; i < d; ++i) {
         const std::size_t p = axes[i];
-        const auto& axis = topo.axes()[static_cast<std::size_t>(group.axes[p])];
+        const auto& axis = topo.axes()[static_cast<std::size_t>(group.dims[p].axis)];
         Frontier next(current.chips());
         for (const auto& line : lines_along(group, p)) {
           // Only lines whose coordinates on the later axes are 0 hold data yet.
@@ -114,12 +114,12 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
               std::find(group.chips.begin(), group.chips.end(), line[0]) - group.chips.begin());
           bool has_data = true;
           std::size_t s = 1;
-          for (std::size_t q = 0; q < group.sizes.size(); ++q) {
-            const std::size_t coordinate = (pos / s) % static_cast<std::size_t>(group.sizes[q]);
+          for (std::size_t q = 0; q < group.dims.size(); ++q) {
+            const std::size_t coordinate = (pos / s) % static_cast<std::size_t>(group.dims[q].size);
             const bool later = std::find(axes.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                                          axes.end(), q) != axes.end();
             if (later && coordinate != 0) has_data = false;
-            s *= static_cast<std::size_t>(group.sizes[q]);
+            s *= static_cast<std::size_t>(group.dims[q].size);
           }
           if (!has_data) continue;
           const int pieces = broadcast_pieces(static_cast<std::uint32_t>(line.size()), spec.bytes,

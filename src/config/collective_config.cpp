@@ -121,7 +121,7 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   const YAML::Node sizes = c.node("sizes");
   std::string joined;
   if (sizes.IsSequence()) {
-    for (const auto& s : sizes) joined += (joined.empty() ? "" : ",") + (s.IsScalar() ? s.Scalar() : std::string("?"));
+    for (const auto& s : sizes) append_joined(joined, ",", s.IsScalar() ? s.Scalar() : std::string("?"));
   } else if (sizes.IsScalar()) {
     joined = sizes.Scalar();
   }

@@ -40,6 +40,11 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return best.empty() ? std::string() : " (did you mean \"" + best + "\"?)";
 }
 
+void append_joined(std::string& out, std::string_view separator, std::string_view item) {
+  if (!out.empty()) out += separator;
+  out += item;
+}
+
 std::string join_choices(std::span<const std::string> choices) {
   std::string out;
   for (std::size_t i = 0; i < choices.size(); ++i) {

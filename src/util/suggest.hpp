@@ -16,6 +16,9 @@ std::string closest_match(std::string_view word, std::span<const std::string> ca
 /// " (did you mean \"x\"?)" or "" — ready to append to an error message.
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
 
+/// Appends `item` to `out`, preceded by `separator` unless `out` is empty.
+void append_joined(std::string& out, std::string_view separator, std::string_view item);
+
 /// "a, b or c" for error messages that list the valid values.
 std::string join_choices(std::span<const std::string> choices);
 

@@ -28,10 +28,16 @@ TEST(Groups, OneGroupPerLineAlongTheChosenAxes) {
   }
   const auto plane = make_groups(topo, {1, 0});
   ASSERT_EQ(plane.size(), 2u);
-  EXPECT_EQ(plane[0].axes, (std::vector<int>{0, 1}));
+  ASSERT_EQ(plane[0].dims.size(), 2u);
+  EXPECT_EQ(plane[0].dims[0].axis, 0);
+  EXPECT_EQ(plane[0].dims[1].axis, 1);
   EXPECT_EQ(plane[0].size(), 12u);
   EXPECT_EQ(lines_along(plane[0], 1).size(), 4u);
   EXPECT_EQ(make_groups(topo, {0, 1, 2}).size(), 1u);
+  // Splitting a plane into its columns gives the groups along y.
+  const auto columns = split(plane[0], {1});
+  ASSERT_EQ(columns.size(), 4u);
+  EXPECT_EQ(columns[2].chips, make_groups(topo, {1})[2].chips);
 }
 
 TEST(Groups, FoldedRingOnAnOpenAxisSpansAtMostTwoLinks) {

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "hardware/dtype.hpp"
+#include "util/sim_time.hpp"
+
+namespace podsim::hardware {
+
+/// Calibration constants of one hardware generation (configs/hardware/*.yaml says how each
+/// was measured or fitted). Never set per scenario.
+struct Efficiency {
+  double matmul = 0.8;       ///< fraction of the dtype peak a large matmul reaches
+  double memory = 0.85;      ///< fraction of HBM bandwidth a streaming op reaches
+  SimTime op_overhead_ps = 0;  ///< fixed cost of every op (launch, dispatch)
+  double ici = 1.0;          ///< fraction of link bandwidth collectives reach on the fast tier
+  double dcn = 1.0;          ///< ... on the slow tier (DCN, scale-out)
+};
+
+/// One accelerator chip.
+struct ChipSpec {
+  std::string name;
+  std::map<DType, double> peak_flops;  ///< dense FLOP/s per dtype the chip has
+  double hbm_capacity_bytes = 0;
+  double hbm_bandwidth_Bps = 0;
+  int matmul_tile = 128;  ///< matmul dims are padded up to a multiple of this
+  Efficiency efficiency;
+};
+
+}  // namespace podsim::hardware

@@ -1,0 +1,27 @@
+#include "workload/model_spec.hpp"
+
+namespace podsim::workload {
+
+ParamCount count_params(const ModelSpec& m) {
+  ParamCount p;
+  const double h = m.hidden;
+  const double attention = h * (m.heads + 2.0 * m.kv_heads) * m.head_dim + m.heads * double(m.head_dim) * h;
+  const double mlp = (m.mlp == MlpKind::kSwiglu ? 3.0 : 2.0) * h * m.ffn_hidden;
+  const double norm = m.norm == NormKind::kLayerNorm ? 2.0 * h : h;
+  p.layer_matmul = attention + mlp;
+  p.per_layer = attention + mlp + (m.parallel_block ? 1.0 : 2.0) * norm;
+  p.embedding = double(m.vocab) * h;
+  p.output = m.tied_embeddings ? 0.0 : double(m.vocab) * h;
+  p.position = m.position == PositionEmbedding::kLearned ? double(m.seq_len) * h : 0.0;
+  p.final_norm = norm;
+  p.total = m.layers * p.per_layer + p.embedding + p.output + p.position + p.final_norm;
+  return p;
+}
+
+double model_flops_per_token(const ModelSpec& m, int seq_len) {
+  const ParamCount p = count_params(m);
+  const double matmul_params = m.layers * p.layer_matmul + double(m.vocab) * m.hidden;
+  return 6.0 * matmul_params + 12.0 * m.layers * double(seq_len) * m.heads * m.head_dim;
+}
+
+}  // namespace podsim::workload

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <string>
+
+namespace podsim::workload {
+
+enum class MlpKind { kGelu, kSwiglu };  ///< 2 matrices (up, down) or 3 (gate, up, down)
+enum class NormKind { kLayerNorm, kRmsNorm };
+enum class PositionEmbedding { kLearned, kRotary };
+
+/// A decoder-only transformer (configs/models/*.yaml).
+struct ModelSpec {
+  std::string name;
+  int layers = 0;
+  int hidden = 0;
+  int ffn_hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;  ///< = heads for multi-head attention; fewer for GQA, 1 for MQA
+  int head_dim = 0;
+  int vocab = 0;
+  int seq_len = 0;  ///< the training sequence length the model was defined with
+  MlpKind mlp = MlpKind::kGelu;
+  bool parallel_block = false;  ///< PaLM: attention and MLP side by side from one norm
+  bool tied_embeddings = true;
+  PositionEmbedding position = PositionEmbedding::kLearned;
+  NormKind norm = NormKind::kLayerNorm;
+};
+
+/// Parameters by part.
+struct ParamCount {
+  double per_layer = 0;        ///< attention + MLP weights and biases-free norms
+  double layer_matmul = 0;     ///< per layer: the weight matrices only
+  double embedding = 0;        ///< vocab × hidden (input)
+  double output = 0;           ///< vocab × hidden if untied, else 0
+  double position = 0;         ///< learned positions: seq_len × hidden
+  double final_norm = 0;
+  double total = 0;
+};
+
+/// Counts parameters. Norms are counted (2·hidden for a layernorm with bias, hidden for
+/// rmsnorm); linear layers have no biases, as in the models podsim ships.
+ParamCount count_params(const ModelSpec& model);
+
+/// Matmul FLOPs per token, the standard "model FLOPs": 6 × (every weight matrix a token
+/// meets, the output projection included) + 12 · layers · seq_len · heads · head_dim for
+/// attention scores and values, counted without causal masking (as Megatron-LM's Eq. 7,
+/// PaLM's and MaxText's counts do).
+double model_flops_per_token(const ModelSpec& model, int seq_len);
+
+}  // namespace podsim::workload
