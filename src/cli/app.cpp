@@ -7,6 +7,7 @@
 
 #include "cli/collective_command.hpp"
 #include "cli/invocation.hpp"
+#include "cli/run_command.hpp"
 #include "cli/topo_command.hpp"
 #include "collectives/collective_spec.hpp"
 #include "util/error.hpp"
@@ -34,6 +35,15 @@ int run(int argc, char** argv) {
   CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods"};
   app.set_version_flag("--version", "podsim " + invocation.version);
   app.require_subcommand(1);
+
+  RunOptions run_opts;
+  CLI::App* run_cmd = app.add_subcommand("run", "Simulate one training step of a scenario: where the time goes, MFU, memory");
+  run_cmd->add_option("scenario", run_opts.file, "Scenario file (configs/examples/*.yaml)")->required();
+  run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file");
+  run_cmd->add_flag("--json", run_opts.json, "Print the summary as one JSON object");
+  run_cmd->add_flag("--allow-oom", run_opts.allow_oom, "Report a layout that does not fit in HBM without failing");
+  run_cmd->add_option("--set", run_opts.sets,
+                      "Override a key: --set parallelism.tp=4 --set training.micro_batch=2 (repeatable)");
 
   TopoOptions topo;
   CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");
@@ -68,6 +78,7 @@ int run(int argc, char** argv) {
   }
 
   try {
+    if (run_cmd->parsed()) run_scenario(run_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo);
     if (coll_cmd->parsed()) run_collective(coll, invocation);
   } catch (const InputError& e) {

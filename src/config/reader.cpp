@@ -117,6 +117,17 @@ std::int64_t Reader::integer(const std::string& key, std::int64_t min, std::int6
   return *v;
 }
 
+double Reader::real(const std::string& key, double min, double max) const {
+  const std::string s = scalar(key);
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) fail(key, "expected a number, got \"" + s + "\"");
+  if (!(v >= min && v <= max)) {
+    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
+  }
+  return v;
+}
+
 bool Reader::boolean(const std::string& key) const {
   const std::string s = scalar(key);
   if (s == "true") return true;
@@ -200,6 +211,12 @@ Reader Reader::child(const std::string& key) const {
   const YAML::Node n = required(key);
   if (!n.IsMap()) fail(key, "expected a mapping of keys, got " + describe(n));
   return Reader(n, join_path(path_, key), *sources_);
+}
+
+void read_document_header(const Reader& r) {
+  const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
+  if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+  if (r.text("name").empty()) r.fail("name", "must not be empty");
 }
 
 }  // namespace podsim::config

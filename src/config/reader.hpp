@@ -29,12 +29,16 @@ class Reader {
   void allow_only(std::initializer_list<const char*> allowed) const;
 
   bool has(const std::string& key) const;
+  /// Replaces the value at `key` (e.g. to expand a shorthand into its full form).
+  void replace(const std::string& key, const YAML::Node& value) { node_[key] = value; }
   /// Writes `yaml_value` at `key` if the key is absent.
   void set_default(const std::string& key, const std::string& yaml_value);
 
   std::string text(const std::string& key) const;
   std::int64_t integer(const std::string& key, std::int64_t min, std::int64_t max) const;
   bool boolean(const std::string& key) const;
+  /// A plain number in [min, max].
+  double real(const std::string& key, double min, double max) const;
   std::vector<std::int64_t> integer_list(const std::string& key, std::int64_t min,
                                          std::int64_t max) const;
   std::vector<bool> boolean_list(const std::string& key) const;
@@ -63,5 +67,8 @@ class Reader {
   std::string path_;
   const SourceMap* sources_;
 };
+
+/// Checks `schema_version: 1` and a non-empty `name` (every podsim document has them).
+void read_document_header(const Reader& r);
 
 }  // namespace podsim::config

@@ -44,4 +44,24 @@ std::string SourceMap::locate(const std::string& key_path, const YAML::Mark& mar
   return best->where + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
+std::string locate_path(const YAML::Node& root, const std::string& key_path, const SourceMap& sources) {
+  YAML::Node at;
+  at.reset(root);
+  YAML::Mark mark = root.Mark();
+  std::size_t begin = 0;
+  while (begin <= key_path.size() && !key_path.empty()) {
+    const std::size_t dot = key_path.find('.', begin);
+    const std::string key = key_path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    if (!at.IsMap()) break;
+    const YAML::Node& here = at;
+    const YAML::Node next = here[key];
+    if (!next.IsDefined()) break;
+    mark = next.Mark();
+    at.reset(next);
+    if (dot == std::string::npos) break;
+    begin = dot + 1;
+  }
+  return sources.locate(key_path, mark);
+}
+
 }  // namespace podsim::config

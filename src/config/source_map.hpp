@@ -31,6 +31,10 @@ class SourceMap {
   std::vector<Origin> origins_;
 };
 
+/// Where the value at `key_path` (e.g. "parallelism.tp") of `root` is: file:line:col of
+/// that node, or of its nearest ancestor present in the document.
+std::string locate_path(const YAML::Node& root, const std::string& key_path, const SourceMap& sources);
+
 /// "a.b" + "c" = "a.b.c"; "" + "c" = "c".
 std::string join_path(const std::string& parent, const std::string& key);
 

@@ -27,11 +27,6 @@ topology::LinkSpec read_link(const Reader& parent, const std::string& key) {
   return topology::LinkSpec{bandwidth, latency};
 }
 
-void read_header(Reader& r) {
-  const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
-  if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
-  if (r.text("name").empty()) r.fail("name", "must not be empty");
-}
 
 /// Shape check of a twisted torus: three axes, extents k and 2k, at least one of each... or
 /// two 2k: k×k×2k or k×2k×2k in any order.
@@ -125,12 +120,12 @@ topology::TopologySpec read_topology(Reader& r) {
   const std::string kind = r.choice("kind", kKinds);
   if (kind == "torus" || kind == "mesh") {
     r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
-    read_header(r);
+    read_document_header(r);
     return topology::TopologySpec{r.text("name"), read_grid(r, false)};
   }
   if (kind == "switch") {
     r.allow_only({"schema_version", "name", "kind", "nodes", "chips_per_node", "intra", "scale_out"});
-    read_header(r);
+    read_document_header(r);
     const std::string name = r.text("name");
     const std::int64_t nodes = r.integer("nodes", 1, kMaxChips);
     const std::int64_t per_node = r.integer("chips_per_node", 1, 4096);
@@ -140,13 +135,13 @@ topology::TopologySpec read_topology(Reader& r) {
                                    read_link(r, "intra"), read_link(r, "scale_out")}};
   }
   r.allow_only({"schema_version", "name", "kind", "slices", "slice", "dcn"});
-  read_header(r);
+  read_document_header(r);
   const std::string name = r.text("name");
   const std::int64_t slices = r.integer("slices", 1, 4096);
   Reader slice = r.child("slice");
   // An included slice is a whole topology file: its header is allowed and checked.
   slice.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
-  if (slice.has("schema_version")) read_header(slice);
+  if (slice.has("schema_version")) read_document_header(slice);
   topology::GridSpec grid = read_grid(slice, true);
   std::int64_t chips = slices;
   for (int d : grid.dims) chips *= d;

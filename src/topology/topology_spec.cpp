@@ -27,4 +27,22 @@ std::vector<std::string> axis_names(const TopologySpec& spec) {
       spec.layout);
 }
 
+TopologySpec with_link_efficiency(TopologySpec spec, double fast, double slow) {
+  std::visit(
+      [&](auto& layout) {
+        using T = std::decay_t<decltype(layout)>;
+        if constexpr (std::is_same_v<T, GridSpec>) {
+          layout.link.bandwidth_Bps *= fast;
+        } else if constexpr (std::is_same_v<T, SwitchSpec>) {
+          layout.intra.bandwidth_Bps *= fast;
+          layout.scale_out.bandwidth_Bps *= slow;
+        } else {
+          layout.slice.link.bandwidth_Bps *= fast;
+          layout.dcn.bandwidth_Bps *= slow;
+        }
+      },
+      spec.layout);
+  return spec;
+}
+
 }  // namespace podsim::topology

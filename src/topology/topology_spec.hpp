@@ -47,6 +47,11 @@ struct TopologySpec {
   std::variant<GridSpec, SwitchSpec, MultisliceSpec> layout;
 };
 
+/// `spec` with every link's bandwidth scaled: by `fast` on the fast tier (ICI, node switch)
+/// and by `slow` on the slow one (DCN, scale-out) — the fraction collectives reach in
+/// practice, a calibration constant of the hardware.
+TopologySpec with_link_efficiency(TopologySpec spec, double fast, double slow);
+
 /// Names of the chips' coordinate axes, in order: x, y, z of a grid (as many as it has),
 /// then "slice" for a multislice; "gpu" (index in the node) and "node" for a switch.
 std::vector<std::string> axis_names(const TopologySpec& spec);

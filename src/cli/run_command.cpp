@@ -1,0 +1,44 @@
+#include "cli/run_command.hpp"
+
+#include <iostream>
+
+#include "config/scenario_config.hpp"
+#include "output/hdf5_writer.hpp"
+#include "output/step_text.hpp"
+#include "runtime/step_simulation.hpp"
+#include "util/error.hpp"
+#include "util/units.hpp"
+
+namespace podsim::cli {
+
+void run_scenario(const RunOptions& options, const Invocation& invocation) {
+  const config::LoadedScenario loaded = config::load_scenario(options.file, config::parse_overrides(options.sets));
+  if (!options.output_file.empty()) output::check_output_path(options.output_file);
+  const runtime::StepReport report = runtime::simulate_step(loaded.scenario);
+  const topology::Topology topo(loaded.scenario.topology);
+  const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
+
+  if (!options.output_file.empty()) {
+    output::write_hdf5(options.output_file,
+                       output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml, 1},
+                       output::step_tables(loaded.scenario, report, topo, labels));
+  }
+  if (options.json) {
+    std::cout << output::step_json(loaded.scenario, report, topo, labels) << "\n";
+  } else {
+    std::cout << output::step_text(loaded.scenario, report, topo, labels);
+  }
+  if (!report.fits() && !options.allow_oom) {
+    std::size_t worst = 0;
+    for (std::size_t i = 1; i < report.memory.size(); ++i) {
+      if (report.memory[i].total > report.memory[worst].total) worst = i;
+    }
+    const auto& m = report.memory[worst];
+    throw SimulationError("this layout does not fit in memory: a chip of pipeline stage " + std::to_string(worst) +
+                          " needs " + units::format_bytes(m.total) + " of " + units::format_bytes(m.capacity) +
+                          " (breakdown above); try more tensor or pipeline parallelism, a higher ZeRO stage or "
+                          "recompute, or pass --allow-oom to accept the report as is");
+  }
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/invocation.hpp"
+
+namespace podsim::cli {
+
+/// `podsim run SCENARIO.yaml`: one training step, its breakdown and metrics.
+struct RunOptions {
+  std::string file;
+  std::string output_file;  ///< -o: HDF5 with /summary, /breakdown, /memory, /links
+  bool json = false;
+  bool allow_oom = false;   ///< report a layout that does not fit in HBM without failing
+  std::vector<std::string> sets;
+};
+
+/// Prints the report (or JSON) and writes the file. A layout that does not fit in memory
+/// is still reported, then fails (SimulationError) unless allow_oom.
+void run_scenario(const RunOptions& options, const Invocation& invocation);
+
+}  // namespace podsim::cli

@@ -1,0 +1,99 @@
+#include "config/scenario_config.hpp"
+
+#include "config/document.hpp"
+#include "config/model_reader.hpp"
+#include "config/scenario_reader.hpp"
+#include "config/topology_reader.hpp"
+#include "parallelism/program_builder.hpp"
+#include "topology/device_mesh.hpp"
+#include "topology/topology.hpp"
+
+namespace podsim::config {
+
+namespace {
+
+/// If `root[key]` names a file, replaces it by the file's contents (relative to `dir`) and
+/// records where it came from. Returns the directory its own includes are relative to.
+std::filesystem::path include(YAML::Node root, const std::string& key, const std::filesystem::path& dir,
+                              SourceMap& sources) {
+  const YAML::Node& self = root;
+  const YAML::Node value = self[key];
+  if (!value.IsDefined() || !value.IsScalar()) return dir;
+  const std::filesystem::path file = dir / value.Scalar();
+  const std::string shown = display_name(file);
+  YAML::Node loaded;
+  try {
+    loaded = load_yaml_file(file, shown);
+  } catch (const InputError& e) {
+    throw InputError(sources.locate(key, value.Mark()) + ": " + key + ": cannot include \"" + value.Scalar() +
+                     "\": " + e.what());
+  }
+  root[key] = loaded;
+  sources.add_file(key, shown);
+  return file.parent_path();
+}
+
+/// Rethrows a layout problem at the scenario key it names.
+[[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {
+  throw InputError(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
+}
+
+}  // namespace
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides) {
+  const std::string shown = display_name(file);
+  YAML::Node root = load_yaml_file(file, shown);
+  SourceMap sources;
+  sources.add_file("", shown);
+  if (!root.IsMap()) Reader(root, "", sources);  // throws: a scenario is a mapping
+  const std::filesystem::path dir = file.parent_path();
+  include(root, "model", dir, sources);
+  include(root, "hardware", dir, sources);
+  const std::filesystem::path topology_dir = include(root, "topology", dir, sources);
+  inline_topology_includes(root["topology"], "topology", topology_dir, sources);
+  apply_overrides(root, overrides, sources);
+
+  Reader top(root, "", sources);
+  top.allow_only({"schema_version", "name", "description", "model", "hardware", "topology", "network", "parallelism",
+                  "training"});
+  const std::int64_t version = top.integer("schema_version", 0, 1'000'000);
+  if (version != 1) top.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+
+  LoadedScenario out;
+  out.name = top.has("name") ? top.text("name") : file.stem().string();
+  runtime::Scenario& s = out.scenario;
+  Reader model = top.child("model");
+  s.model = read_model(model);
+  Reader hardware = top.child("hardware");
+  s.chip = read_hardware(hardware);
+  Reader topology = top.child("topology");
+  s.topology = read_topology(topology);
+  s.network = read_network_choice(top);
+  const topology::Topology topo(s.topology);
+  Reader parallel = top.child("parallelism");
+  s.parallel = read_parallelism(parallel, topo.chips());
+  Reader training = top.child("training");
+  s.training = read_training(training, s.model);
+
+  try {
+    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
+  } catch (const parallelism::LayoutError& e) {
+    relocate(e, root, sources);
+  }
+  try {
+    auto preferred = [&](const char* name) {
+      const auto it = s.parallel.mesh.find(name);
+      return it == s.parallel.mesh.end() ? std::vector<std::string>{} : it->second;
+    };
+    const topology::DeviceMesh mesh(topo, {{"tp", s.parallel.tp, preferred("tp")},
+                                           {"dp", s.parallel.dp, preferred("dp")},
+                                           {"pp", s.parallel.pp, preferred("pp")}});
+  } catch (const InputError& e) {
+    const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
+    throw InputError(locate_path(root, key, sources) + ": " + key + ": " + e.what());
+  }
+  out.resolved_yaml = dump(root);
+  return out;
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/overrides.hpp"
+#include "runtime/scenario.hpp"
+
+namespace podsim::config {
+
+/// A scenario file read, validated and resolved.
+struct LoadedScenario {
+  runtime::Scenario scenario;
+  std::string name;           ///< `name:` or the file's stem
+  std::string resolved_yaml;  ///< includes inlined, overrides applied, defaults filled
+};
+
+/// Reads a scenario (docs/configuration.md): model, hardware and topology (file paths,
+/// relative to the scenario, or inline), network, parallelism, training. Checks that the
+/// layout can run (dp·tp·pp = chips, tp divides heads, batch divides into microbatches,
+/// the mesh can be placed, …); every error names the file, line and key that caused it.
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
+
+}  // namespace podsim::config

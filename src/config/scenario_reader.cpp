@@ -1,0 +1,114 @@
+#include "config/scenario_reader.hpp"
+
+#include "config/network_reader.hpp"
+#include "util/units.hpp"
+
+namespace podsim::config {
+
+namespace {
+
+hardware::DType read_dtype(const Reader& r, const std::string& key) {
+  return *hardware::dtype_from_name(r.choice(key, hardware::dtype_names()));
+}
+
+}  // namespace
+
+parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
+  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "sequence_parallel", "mesh"});
+  parallelism::ParallelSpec p;
+  r.set_default("tp", "1");
+  r.set_default("pp", "1");
+  p.tp = static_cast<int>(r.integer("tp", 1, 1 << 20));
+  p.pp = static_cast<int>(r.integer("pp", 1, 1 << 20));
+  if (!r.has("dp")) {
+    if (chips % static_cast<std::uint32_t>(p.tp * p.pp) != 0) {
+      r.fail("tp", "tp × pp (" + std::to_string(p.tp * p.pp) + ") does not divide the " + std::to_string(chips) +
+                       " chips; give dp, tp and pp");
+    }
+    r.set_default("dp", std::to_string(chips / static_cast<std::uint32_t>(p.tp * p.pp)));
+  }
+  p.dp = static_cast<int>(r.integer("dp", 1, 1 << 20));
+  r.set_default("schedule", "1f1b");
+  const std::string schedule = r.choice("schedule", {"gpipe", "1f1b", "interleaved"});
+  p.schedule = schedule == "gpipe"   ? parallelism::PipelineSchedule::kGPipe
+               : schedule == "1f1b" ? parallelism::PipelineSchedule::kOneFOneB
+                                     : parallelism::PipelineSchedule::kInterleaved;
+  r.set_default("virtual_stages", "1");
+  p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024));
+  r.set_default("zero", "0");
+  p.zero = static_cast<int>(r.integer("zero", 0, 3));
+  r.set_default("sequence_parallel", "false");
+  p.sequence_parallel = r.boolean("sequence_parallel");
+  if (r.has("mesh")) {
+    const Reader mesh = r.child("mesh");
+    mesh.allow_only({"dp", "tp", "pp"});
+    for (const char* axis : {"dp", "tp", "pp"}) {
+      if (!mesh.has(axis)) continue;
+      const YAML::Node list = mesh.node(axis);
+      if (!list.IsSequence()) mesh.fail(axis, "expected a list of physical axes like [x, y]");
+      for (const auto& item : list) {
+        if (!item.IsScalar()) mesh.fail(axis, "expected a list of physical axes like [x, y]");
+        p.mesh[axis].push_back(item.Scalar());
+      }
+    }
+  }
+  return p;
+}
+
+parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model) {
+  r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "dp_bucket",
+                "overlap_dp", "input"});
+  parallelism::TrainingSpec t;
+  t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
+  r.set_default("micro_batch", "1");
+  t.micro_batch = static_cast<int>(r.integer("micro_batch", 1, 1 << 20));
+  r.set_default("seq_len", std::to_string(model.seq_len));
+  t.seq_len = static_cast<int>(r.integer("seq_len", 1, 100'000'000));
+  r.set_default("recompute", "none");
+  const std::string recompute = r.choice("recompute", {"none", "selective", "full"});
+  t.recompute = recompute == "none"        ? parallelism::Recompute::kNone
+                : recompute == "selective" ? parallelism::Recompute::kSelective
+                                           : parallelism::Recompute::kFull;
+  if (!r.has("precision")) r.set_default("precision", "{}");
+  Reader prec = r.child("precision");
+  prec.allow_only({"compute", "params", "grads", "optimizer", "comm"});
+  prec.set_default("compute", "bf16");
+  prec.set_default("params", "fp32");
+  prec.set_default("grads", "bf16");
+  prec.set_default("optimizer", "fp32");
+  prec.set_default("comm", "bf16");
+  t.precision = {read_dtype(prec, "compute"), read_dtype(prec, "params"), read_dtype(prec, "grads"),
+                 read_dtype(prec, "optimizer"), read_dtype(prec, "comm")};
+  r.set_default("flash_attention", "false");
+  t.flash_attention = r.boolean("flash_attention");
+  r.set_default("dp_bucket", "25 MB");
+  t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
+  if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");
+  r.set_default("overlap_dp", "true");
+  t.overlap_dp = r.boolean("overlap_dp");
+  if (!r.has("input")) r.set_default("input", "{}");
+  Reader input = r.child("input");
+  input.allow_only({"samples_per_s", "prefetch"});
+  input.set_default("samples_per_s", "0");
+  input.set_default("prefetch", "2");
+  t.input.samples_per_s = input.real("samples_per_s", 0, 1e15);
+  t.input.prefetch = static_cast<int>(input.integer("prefetch", 1, 1 << 20));
+  return t;
+}
+
+network::NetworkSpec read_network_choice(Reader& parent) {
+  if (!parent.has("network")) parent.set_default("network", "{model: analytical}");
+  const YAML::Node n = parent.node("network");
+  if (n.IsScalar()) {
+    // Shorthand `network: contention`: checked here, then expanded so that the resolved
+    // document shows every network setting.
+    const std::string model = parent.choice("network", {"analytical", "contention"});
+    YAML::Node expanded(YAML::NodeType::Map);
+    expanded["model"] = model;
+    parent.replace("network", expanded);
+  }
+  Reader r = parent.child("network");
+  return read_network(r);
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,218 @@
+#include "output/step_tables.hpp"
+
+#include <algorithm>
+
+#include "hardware/dtype.hpp"
+
+namespace podsim::output {
+
+namespace {
+
+using runtime::TimeCategory;
+
+const char* schedule_name(parallelism::PipelineSchedule s) {
+  switch (s) {
+    case parallelism::PipelineSchedule::kGPipe:
+      return "gpipe";
+    case parallelism::PipelineSchedule::kInterleaved:
+      return "interleaved";
+    default:
+      return "1f1b";
+  }
+}
+
+const char* recompute_name(parallelism::Recompute r) {
+  switch (r) {
+    case parallelism::Recompute::kSelective:
+      return "selective";
+    case parallelism::Recompute::kFull:
+      return "full";
+    default:
+      return "none";
+  }
+}
+
+const char* tier_name(topology::LinkTier t) {
+  switch (t) {
+    case topology::LinkTier::kNodeSwitch:
+      return "node-switch";
+    case topology::LinkTier::kScaleOut:
+      return "scale-out";
+    case topology::LinkTier::kDcn:
+      return "dcn";
+    default:
+      return "ici";
+  }
+}
+
+double peak_memory(const runtime::StepReport& r) {
+  double peak = 0;
+  for (const auto& m : r.memory) peak = std::max(peak, m.total);
+  return peak;
+}
+
+}  // namespace
+
+std::size_t pacing_stage(const runtime::StepReport& report) {
+  std::size_t best = 0;
+  SimTime best_compute = -1;
+  for (std::size_t i = 0; i < report.execution.stages.size(); ++i) {
+    const auto& t = report.execution.stages[i].time_ps;
+    const SimTime compute = t[0] + t[1] + t[2] + t[3];
+    if (compute > best_compute) {
+      best_compute = compute;
+      best = i;
+    }
+  }
+  return best;
+}
+
+std::string link_label(const topology::Topology& topo, topology::LinkId id) {
+  const auto& l = topo.link(id);
+  if (l.tier == topology::LinkTier::kIci) {
+    return topo.axes()[static_cast<std::size_t>(l.axis)].name + (l.dir > 0 ? "+" : "-");
+  }
+  return std::string(tier_name(l.tier)) + (l.dir > 0 ? " up" : " down");
+}
+
+std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
+                               const RunLabels& labels) {
+  std::vector<Table> tables;
+  double busiest = 0;
+  for (const auto& l : r.links) busiest = std::max(busiest, to_seconds(l.busy_ps));
+
+  Table sum;
+  sum.name = "summary";
+  sum.description = "one simulated training step: the scenario's parameters and metrics";
+  auto text = [&](const char* n, const std::string& v) { sum.add_text(n).texts().push_back(v); };
+  auto integer = [&](const char* n, const char* unit, std::int64_t v) { sum.add_int(n, unit).ints().push_back(v); };
+  auto real = [&](const char* n, const char* unit, double v) { sum.add_real(n, unit).reals().push_back(v); };
+  text("scenario", labels.scenario);
+  text("model", s.model.name);
+  text("hardware", s.chip.name);
+  text("topology", s.topology.name);
+  text("mesh", r.mesh);
+  text("network", s.network.fidelity == network::Fidelity::kContention ? "contention" : "analytical");
+  integer("chips", "1", r.chips);
+  integer("dp", "1", s.parallel.dp);
+  integer("tp", "1", s.parallel.tp);
+  integer("pp", "1", s.parallel.pp);
+  text("schedule", schedule_name(s.parallel.schedule));
+  integer("virtual_stages", "1", s.parallel.virtual_stages);
+  integer("zero", "1", s.parallel.zero);
+  integer("sequence_parallel", "1", s.parallel.sequence_parallel ? 1 : 0);
+  integer("global_batch", "1", s.training.global_batch);
+  integer("micro_batch", "1", s.training.micro_batch);
+  integer("microbatches", "1", r.microbatches);
+  integer("seq_len", "1", s.training.seq_len);
+  text("recompute", recompute_name(s.training.recompute));
+  text("compute_dtype", std::string(hardware::dtype_name(s.training.precision.compute)));
+  real("step_time_s", "s", r.step_s);
+  real("tokens_per_s", "1/s", r.tokens_per_s);
+  real("samples_per_s", "1/s", r.samples_per_s);
+  real("mfu", "1", r.mfu);
+  real("hfu", "1", r.hfu);
+  real("model_flops", "FLOP", r.model_flops_per_step);
+  real("hardware_flops", "FLOP", r.hardware_flops_per_step);
+  real("memory_peak_bytes", "B", peak_memory(r));
+  real("hbm_capacity_bytes", "B", s.chip.hbm_capacity_bytes);
+  integer("fits_in_memory", "1", r.fits() ? 1 : 0);
+  real("busiest_link_utilization", "1", r.step_s > 0 ? busiest / r.step_s : 0.0);
+  integer("representatives", "1", static_cast<std::int64_t>(r.execution.stages.size()));
+  integer("events", "1", static_cast<std::int64_t>(r.execution.events));
+  tables.push_back(std::move(sum));
+
+  Table br;
+  br.name = "breakdown";
+  br.description = "one row per pipeline stage; every chip of the stage (multiplicity) behaves the same; "
+                   "the *_s categories sum to step_time_s";
+  br.add_int("stage", "1");
+  br.add_int("multiplicity", "1");
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    br.add_real(std::string(runtime::category_column(static_cast<TimeCategory>(c))), "s");
+  }
+  br.add_real("total_s", "s");
+  br.add_real("overlapped_dp_s", "s");
+  br.add_real("overlapped_pp_s", "s");
+  br.add_real("bytes_tp", "B");
+  br.add_real("bytes_dp", "B");
+  br.add_real("bytes_pp", "B");
+  br.add_real("bytes_other", "B");
+  br.add_real("flops", "FLOP");
+  for (const auto& st : r.execution.stages) {
+    br.ints("stage").push_back(st.stage);
+    br.ints("multiplicity").push_back(st.multiplicity);
+    SimTime total = 0;
+    for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+      br.reals(runtime::category_column(static_cast<TimeCategory>(c))).push_back(to_seconds(st.time_ps[c]));
+      total += st.time_ps[c];
+    }
+    br.reals("total_s").push_back(to_seconds(total));
+    auto overlapped = [&](TimeCategory exposed, std::size_t axis) {
+      return to_seconds(std::max<SimTime>(0, st.comm_busy_ps[axis] - st.time_ps[static_cast<std::size_t>(exposed)]));
+    };
+    br.reals("overlapped_dp_s").push_back(overlapped(TimeCategory::kCommDp, 1));
+    br.reals("overlapped_pp_s").push_back(overlapped(TimeCategory::kCommPp, 2));
+    br.reals("bytes_tp").push_back(st.comm_bytes[0]);
+    br.reals("bytes_dp").push_back(st.comm_bytes[1]);
+    br.reals("bytes_pp").push_back(st.comm_bytes[2]);
+    br.reals("bytes_other").push_back(st.comm_bytes[3]);
+    br.reals("flops").push_back(st.flops);
+  }
+  tables.push_back(std::move(br));
+
+  Table mem;
+  mem.name = "memory";
+  mem.description = "one row per pipeline stage: HBM one chip of the stage needs";
+  mem.add_int("stage", "1");
+  mem.add_int("multiplicity", "1");
+  for (const char* c : {"weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes",
+                        "total_bytes", "capacity_bytes"}) {
+    mem.add_real(c, "B");
+  }
+  mem.add_int("fits", "1");
+  for (std::size_t i = 0; i < r.memory.size(); ++i) {
+    const auto& m = r.memory[i];
+    mem.ints("stage").push_back(static_cast<std::int64_t>(i));
+    mem.ints("multiplicity").push_back(r.execution.stages[i].multiplicity);
+    mem.reals("weights_bytes").push_back(m.weights);
+    mem.reals("gradients_bytes").push_back(m.gradients);
+    mem.reals("optimizer_bytes").push_back(m.optimizer);
+    mem.reals("activations_bytes").push_back(m.activations);
+    mem.reals("temporary_bytes").push_back(m.temporary);
+    mem.reals("total_bytes").push_back(m.total);
+    mem.reals("capacity_bytes").push_back(m.capacity);
+    mem.ints("fits").push_back(m.fits() ? 1 : 0);
+  }
+  tables.push_back(std::move(mem));
+
+  Table links;
+  links.name = "links";
+  links.description = "one row per directed link that carried traffic during the step (on the analytical "
+                      "network only one group per parallelism axis is simulated: see docs/runtime.md)";
+  links.add_int("link", "1");
+  links.add_int("src", "1");
+  links.add_int("dst", "1");
+  links.add_text("axis");
+  links.add_text("tier");
+  links.add_real("bytes", "B");
+  links.add_real("busy_s", "s");
+  links.add_real("utilization", "1");
+  for (std::size_t id = 0; id < r.links.size(); ++id) {
+    const auto& load = r.links[id];
+    if (load.bytes <= 0) continue;
+    const auto& l = topo.link(static_cast<topology::LinkId>(id));
+    links.ints("link").push_back(static_cast<std::int64_t>(id));
+    links.ints("src").push_back(l.src);
+    links.ints("dst").push_back(l.dst);
+    links.texts("axis").push_back(link_label(topo, static_cast<topology::LinkId>(id)));
+    links.texts("tier").emplace_back(tier_name(l.tier));
+    links.reals("bytes").push_back(load.bytes);
+    links.reals("busy_s").push_back(to_seconds(load.busy_ps));
+    links.reals("utilization").push_back(r.step_s > 0 ? to_seconds(load.busy_ps) / r.step_s : 0.0);
+  }
+  tables.push_back(std::move(links));
+  return tables;
+}
+
+}  // namespace podsim::output

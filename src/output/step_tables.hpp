@@ -1,0 +1,32 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "output/table.hpp"
+#include "runtime/scenario.hpp"
+#include "runtime/step_simulation.hpp"
+#include "topology/topology.hpp"
+
+namespace podsim::output {
+
+/// Names that describe a run in reports.
+struct RunLabels {
+  std::string scenario;
+  std::string topology;  ///< "TPU v4 16x16x16"-style, from the topology's name and shape
+};
+
+/// The four tables of `podsim run` (docs/output-schema.md): /summary (one row),
+/// /breakdown and /memory (one row per pipeline stage, with the number of chips each row
+/// stands for), /links (one row per directed link that carried traffic).
+std::vector<Table> step_tables(const runtime::Scenario& scenario, const runtime::StepReport& report,
+                               const topology::Topology& topo, const RunLabels& labels);
+
+/// The stage whose time is mostly compute (the one that sets the pace): the report's
+/// headline breakdown.
+std::size_t pacing_stage(const runtime::StepReport& report);
+
+/// "x+" / "slice up" — a short name for a link, for the busiest-link line.
+std::string link_label(const topology::Topology& topo, topology::LinkId link);
+
+}  // namespace podsim::output

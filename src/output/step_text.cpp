@@ -1,0 +1,185 @@
+#include "output/step_text.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "hardware/dtype.hpp"
+#include "output/json_writer.hpp"
+#include "output/text_table.hpp"
+#include "util/units.hpp"
+
+namespace podsim::output {
+
+namespace {
+
+using runtime::TimeCategory;
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// 253500 -> "253,500".
+std::string grouped(double v) {
+  std::string digits = fixed(v, 0);
+  std::string out;
+  const std::size_t first = digits.size() % 3 == 0 ? 3 : digits.size() % 3;
+  out = digits.substr(0, first);
+  for (std::size_t i = first; i < digits.size(); i += 3) {
+    out += ',';
+    out += digits.substr(i, 3);
+  }
+  return out;
+}
+
+std::string gib(double bytes) { return fixed(bytes / double(1ull << 30), 1); }
+
+const char* schedule_label(const parallelism::ParallelSpec& p) {
+  if (p.pp == 1) return "no pipeline";
+  switch (p.schedule) {
+    case parallelism::PipelineSchedule::kGPipe:
+      return "GPipe";
+    case parallelism::PipelineSchedule::kInterleaved:
+      return "interleaved 1F1B";
+    default:
+      return "1F1B";
+  }
+}
+
+const char* recompute_label(parallelism::Recompute r) {
+  switch (r) {
+    case parallelism::Recompute::kSelective:
+      return "selective";
+    case parallelism::Recompute::kFull:
+      return "full";
+    default:
+      return "none";
+  }
+}
+
+struct Busiest {
+  double utilization = 0;
+  std::string label;
+};
+
+Busiest busiest_link(const runtime::StepReport& r, const topology::Topology& topo) {
+  Busiest b;
+  for (std::size_t id = 0; id < r.links.size(); ++id) {
+    const double u = r.step_s > 0 ? to_seconds(r.links[id].busy_ps) / r.step_s : 0.0;
+    if (u > b.utilization) {
+      b.utilization = u;
+      b.label = link_label(topo, static_cast<topology::LinkId>(id));
+    }
+  }
+  return b;
+}
+
+const memory::MemoryBreakdown& largest_memory(const runtime::StepReport& r, std::size_t* stage) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.memory.size(); ++i) {
+    if (r.memory[i].total > r.memory[best].total) best = i;
+  }
+  *stage = best;
+  return r.memory[best];
+}
+
+}  // namespace
+
+std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
+                      const RunLabels& labels) {
+  std::ostringstream out;
+  const auto& p = s.parallel;
+  out << s.model.name << " · " << labels.topology << " (" << r.chips << " chips) · dp " << p.dp << " × tp " << p.tp
+      << " × pp " << p.pp;
+  if (p.virtual_stages > 1) out << " × v " << p.virtual_stages;
+  out << " · " << schedule_label(p);
+  if (p.zero > 0) out << " · ZeRO-" << p.zero;
+  if (p.sequence_parallel && p.tp > 1) out << " · sequence parallel";
+  out << " · " << hardware::dtype_name(s.training.precision.compute) << " · recompute "
+      << recompute_label(s.training.recompute) << "\n";
+  std::size_t mem_stage = 0;
+  const auto& mem = largest_memory(r, &mem_stage);
+  out << "step " << fixed(r.step_s, 3) << " s   tokens/s " << grouped(r.tokens_per_s) << "   MFU " << fixed(100 * r.mfu, 1)
+      << " %   HFU " << fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
+      << " GiB per chip (" << (r.fits() ? "fits" : "DOES NOT FIT") << ")\n";
+  out << "batch " << s.training.global_batch << " × " << s.training.seq_len << " tokens = " << r.microbatches
+      << " microbatches of " << s.training.micro_batch << " per replica · " << s.chip.name << " · "
+      << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
+  out << "mesh: " << r.mesh << "\n\n";
+
+  const std::size_t pace = pacing_stage(r);
+  const auto& st = r.execution.stages[pace];
+  std::string title = "where the time goes";
+  if (r.execution.stages.size() > 1) title += " (stage " + std::to_string(st.stage) + ", the busiest)";
+  TextTable t({title, "s", "%"});
+  t.set_align(0, Align::kLeft);
+  const char* labels_by_category[runtime::kCategories] = {
+      "compute  forward",        "         backward",  "         recompute", "         optimizer",
+      "exposed  tensor-parallel comm", "         data-parallel comm", "         pipeline p2p", "         other comm",
+      "bubble", "input stall", "idle"};
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    const double sec = to_seconds(st.time_ps[c]);
+    t.add_row({labels_by_category[c], fixed(sec, 3), fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
+  }
+  out << t.render();
+  const double overlapped_dp = to_seconds(std::max<SimTime>(0, st.comm_busy_ps[1] - st.time_ps[static_cast<std::size_t>(TimeCategory::kCommDp)]));
+  if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << fixed(overlapped_dp, 3) << " s)\n";
+  if (r.execution.stages.size() > 1) {
+    SimTime lo = st.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)];
+    SimTime hi = lo;
+    for (const auto& other : r.execution.stages) {
+      lo = std::min(lo, other.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)]);
+      hi = std::max(hi, other.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)]);
+    }
+    out << "  bubble across the " << r.execution.stages.size() << " stages: " << fixed(to_seconds(lo), 3) << " – "
+        << fixed(to_seconds(hi), 3) << " s\n";
+  }
+  out << "\nmemory per chip (stage " << mem_stage << "): weights " << gib(mem.weights) << " · gradients "
+      << gib(mem.gradients) << " · optimizer " << gib(mem.optimizer) << " · activations " << gib(mem.activations)
+      << " · temporary " << gib(mem.temporary) << " = " << gib(mem.total) << " of " << gib(mem.capacity) << " GiB\n";
+  const Busiest b = busiest_link(r, topo);
+  out << "bytes per step per chip: tp " << units::format_bytes(st.comm_bytes[0]) << " · dp "
+      << units::format_bytes(st.comm_bytes[1]) << " · pp " << units::format_bytes(st.comm_bytes[2]);
+  if (st.comm_bytes[3] > 0) out << " · other " << units::format_bytes(st.comm_bytes[3]);
+  if (!b.label.empty()) out << "     busiest link " << fixed(100 * b.utilization, 0) << " % (" << b.label << ")";
+  out << "\n";
+  return out.str();
+}
+
+std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
+                      const RunLabels& labels) {
+  JsonWriter j(2);
+  j.begin_object();
+  j.member("scenario", labels.scenario);
+  j.member("model", s.model.name);
+  j.member("hardware", s.chip.name);
+  j.member("topology", s.topology.name);
+  j.member("chips", r.chips);
+  j.member("dp", s.parallel.dp);
+  j.member("tp", s.parallel.tp);
+  j.member("pp", s.parallel.pp);
+  j.member("mesh", r.mesh);
+  j.member("microbatches", r.microbatches);
+  j.member("step_time_s", r.step_s);
+  j.member("tokens_per_s", r.tokens_per_s);
+  j.member("samples_per_s", r.samples_per_s);
+  j.member("mfu", r.mfu);
+  j.member("hfu", r.hfu);
+  j.member("fits_in_memory", r.fits());
+  std::size_t mem_stage = 0;
+  j.member("memory_per_chip_bytes", largest_memory(r, &mem_stage).total);
+  j.member("busiest_link_utilization", busiest_link(r, topo).utilization);
+  const auto& st = r.execution.stages[pacing_stage(r)];
+  j.key("breakdown_s");
+  j.begin_object();
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    j.member(runtime::category_name(static_cast<TimeCategory>(c)), to_seconds(st.time_ps[c]));
+  }
+  j.end_object();
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace podsim::output

@@ -1,0 +1,37 @@
+#include "parallelism/layer_segments.hpp"
+
+#include "hardware/compute_model.hpp"
+
+namespace podsim::parallelism {
+
+namespace {
+CommOp op_of(workload::TpSync sync) {
+  switch (sync) {
+    case workload::TpSync::kAllGather:
+      return CommOp::kAllGather;
+    case workload::TpSync::kReduceScatter:
+      return CommOp::kReduceScatter;
+    default:
+      return CommOp::kAllReduce;
+  }
+}
+}  // namespace
+
+std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
+                                   const hardware::ChipSpec& chip, hardware::DType compute) {
+  std::vector<Segment> out;
+  for (const auto& item : items) {
+    if (item.sync != workload::TpSync::kNone) {
+      out.push_back(Segment{true, op_of(item.sync)});
+      continue;
+    }
+    const hardware::OpTime t = hardware::op_time(chip, compute, item.cost);
+    if (out.empty() || out.back().collective) out.push_back(Segment{});
+    out.back().duration_ps += t.time_ps;
+    out.back().flops += t.flops;
+    out.back().padded_flops += t.padded_flops;
+  }
+  return out;
+}
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <vector>
+
+#include "hardware/chip_spec.hpp"
+#include "parallelism/step_program.hpp"
+#include "workload/layer_ops.hpp"
+
+namespace podsim::parallelism {
+
+/// A run of ops with their total time, or a tensor-parallel collective.
+struct Segment {
+  bool collective = false;
+  CommOp op = CommOp::kAllReduce;  ///< collectives
+  SimTime duration_ps = 0;         ///< compute runs
+  double flops = 0;
+  double padded_flops = 0;
+};
+
+/// Times each op of `items` on `chip` and merges consecutive ops into one run; every
+/// tensor-parallel sync becomes a collective segment.
+std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
+                                   const hardware::ChipSpec& chip, hardware::DType compute);
+
+}  // namespace podsim::parallelism

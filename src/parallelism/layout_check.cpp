@@ -1,0 +1,52 @@
+#include "parallelism/program_builder.hpp"
+
+#include <string>
+
+#include "parallelism/pipeline_schedule.hpp"
+
+namespace podsim::parallelism {
+
+namespace {
+std::string n(long long v) { return std::to_string(v); }
+}  // namespace
+
+void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, const ParallelSpec& p,
+                  const TrainingSpec& t, std::uint32_t chips) {
+  if (static_cast<long long>(p.dp) * p.tp * p.pp != chips) {
+    throw LayoutError("parallelism.dp", "dp × tp × pp = " + n(p.dp) + " × " + n(p.tp) + " × " + n(p.pp) + " = " +
+                                            n(static_cast<long long>(p.dp) * p.tp * p.pp) + ", but the topology has " +
+                                            n(chips) + " chips");
+  }
+  if (m.heads % p.tp != 0) throw LayoutError("parallelism.tp", "tp (" + n(p.tp) + ") must divide the model's " + n(m.heads) + " heads");
+  if (m.ffn_hidden % p.tp != 0) {
+    throw LayoutError("parallelism.tp", "tp (" + n(p.tp) + ") must divide the model's ffn_hidden (" + n(m.ffn_hidden) + ")");
+  }
+  if (p.sequence_parallel && t.seq_len % p.tp != 0) {
+    throw LayoutError("parallelism.sequence_parallel", "sequence parallelism needs tp (" + n(p.tp) +
+                                                           ") to divide seq_len (" + n(t.seq_len) + ")");
+  }
+  if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::kInterleaved) {
+    throw LayoutError("parallelism.virtual_stages", "virtual_stages > 1 needs schedule: interleaved");
+  }
+  if (p.schedule == PipelineSchedule::kInterleaved && p.virtual_stages < 2) {
+    throw LayoutError("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of at least 2");
+  }
+  const int chunks = p.pp * p.virtual_stages;
+  if (m.layers % chunks != 0) {
+    throw LayoutError(p.virtual_stages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",
+                      "pp × virtual_stages (" + n(p.pp) + " × " + n(p.virtual_stages) + " = " + n(chunks) +
+                          ") must divide the model's " + n(m.layers) + " layers");
+  }
+  const int mb = microbatches(p, t);
+  if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
+    throw LayoutError("training.global_batch", "the interleaved schedule needs the microbatches per step (" + n(mb) +
+                                                   ") to be a multiple of pp (" + n(p.pp) + ")");
+  }
+  if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
+  if (chip.peak_flops.count(t.precision.compute) == 0) {
+    throw LayoutError("training.precision.compute", "hardware " + chip.name + " has no " +
+                                                        std::string(hardware::dtype_name(t.precision.compute)) + " peak");
+  }
+}
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,73 @@
+#include "parallelism/pipeline_schedule.hpp"
+
+#include <algorithm>
+
+namespace podsim::parallelism {
+
+namespace {
+
+/// Megatron-LM's mapping of the k-th forward (or backward) of an interleaved stage to
+/// (microbatch, chunk).
+PipelineAction interleaved_action(int k, bool forward, int pp, int v) {
+  const int group = k / (pp * v);
+  const int in_group = k % (pp * v);
+  int chunk = in_group / pp;
+  if (!forward) chunk = v - 1 - chunk;
+  return PipelineAction{forward, group * pp + in_group % pp, chunk};
+}
+
+}  // namespace
+
+std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int v, int m, int stage) {
+  std::vector<PipelineAction> order;
+  if (schedule == PipelineSchedule::kGPipe) {
+    for (int i = 0; i < m; ++i) order.push_back({true, i, 0});
+    for (int i = 0; i < m; ++i) order.push_back({false, i, 0});
+    return order;
+  }
+  if (schedule == PipelineSchedule::kOneFOneB || v == 1) {
+    const int warmup = std::min(pp - stage - 1, m);
+    int next_forward = 0;
+    int next_backward = 0;
+    for (; next_forward < warmup; ++next_forward) order.push_back({true, next_forward, 0});
+    while (next_forward < m) {
+      order.push_back({true, next_forward++, 0});
+      order.push_back({false, next_backward++, 0});
+    }
+    while (next_backward < m) order.push_back({false, next_backward++, 0});
+    return order;
+  }
+  const int total = m * v;
+  const int warmup = std::min((pp - stage - 1) * 2 + (v - 1) * pp, total);
+  int f = 0;
+  int b = 0;
+  for (; f < warmup; ++f) order.push_back(interleaved_action(f, true, pp, v));
+  while (f < total) {
+    order.push_back(interleaved_action(f++, true, pp, v));
+    order.push_back(interleaved_action(b++, false, pp, v));
+  }
+  while (b < total) order.push_back(interleaved_action(b++, false, pp, v));
+  return order;
+}
+
+int peak_in_flight(const std::vector<PipelineAction>& order) {
+  int live = 0;
+  int peak = 0;
+  for (const auto& a : order) {
+    live += a.forward ? 1 : -1;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+int microbatches(const ParallelSpec& p, const TrainingSpec& t) {
+  const long long per_step = static_cast<long long>(p.dp) * t.micro_batch;
+  if (t.global_batch % per_step != 0) {
+    throw LayoutError("training.global_batch",
+                      "global_batch (" + std::to_string(t.global_batch) + ") must be a multiple of dp × micro_batch (" +
+                          std::to_string(p.dp) + " × " + std::to_string(t.micro_batch) + " = " + std::to_string(per_step) + ")");
+  }
+  return static_cast<int>(t.global_batch / per_step);
+}
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "parallelism/parallel_spec.hpp"
+
+namespace podsim::parallelism {
+
+/// One entry of a stage's schedule: the forward or backward of one microbatch through
+/// one of the stage's model chunks.
+struct PipelineAction {
+  bool forward = true;
+  int microbatch = 0;
+  int chunk = 0;  ///< 0..virtual_stages-1; virtual stage = chunk × pp + stage
+};
+
+/// The order in which `stage` runs its actions.
+///
+/// GPipe: every forward, then every backward. 1F1B (PipeDream-flush): pp − stage − 1
+/// warm-up forwards, then one forward and one backward alternately, then the remaining
+/// backwards. Interleaved 1F1B (Megatron-LM): microbatches in groups of pp over v
+/// chunks, (pp − stage − 1)·2 + (v − 1)·pp warm-up forwards; needs m a multiple of pp.
+/// Nothing here says when an action runs: that comes out of the simulation.
+std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int virtual_stages,
+                                           int microbatches, int stage);
+
+/// Most microbatch-chunks whose forward has run and backward has not, at any point of the
+/// stage's order: how many sets of activations the stage keeps at once.
+int peak_in_flight(const std::vector<PipelineAction>& order);
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,377 @@
+#include "parallelism/program_builder.hpp"
+
+#include <deque>
+
+#include "hardware/compute_model.hpp"
+#include "parallelism/layer_segments.hpp"
+#include "parallelism/pipeline_schedule.hpp"
+#include "workload/layer_ops.hpp"
+
+namespace podsim::parallelism {
+
+bool separate_master_weights(const Precision& p) {
+  return hardware::dtype_bytes(p.params) < hardware::dtype_bytes(p.optimizer);
+}
+
+double optimizer_bytes_per_param(const Precision& p) {
+  const double opt = hardware::dtype_bytes(p.optimizer);
+  const double master = separate_master_weights(p) ? opt : hardware::dtype_bytes(p.params);
+  // Read gradient, both moments and the master weights; write the moments and the master
+  // weights, and the stored weights too when they are a separate, narrower copy.
+  double bytes = hardware::dtype_bytes(p.grads) + 2 * opt + master + 2 * opt + master;
+  if (separate_master_weights(p)) bytes += hardware::dtype_bytes(p.params);
+  return bytes;
+}
+
+namespace {
+
+/// What every stage's builder shares.
+struct Context {
+  const workload::ModelSpec& model;
+  const hardware::ChipSpec& chip;
+  const ParallelSpec& parallel;
+  const TrainingSpec& training;
+  int microbatches = 0;
+  int virtual_total = 0;    // pp × virtual_stages
+  int layers_per_chunk = 0;
+  std::vector<Segment> layer_forward{}, layer_backward{}, layer_recompute{};
+  std::vector<Segment> embedding_forward{}, embedding_backward{}, head_forward{}, head_backward{};
+  double tp_bytes = 0;       // each tensor-parallel collective's buffer, comm dtype
+  double message_bytes = 0;  // each pipeline message
+  double layer_params = 0;   // per chip (÷ tp)
+  double embedding_params = 0;
+  double head_params = 0;    // the output projection when it has its own weights on that stage
+  double comm_bytes = 0;     // per value moved
+};
+
+/// Per-chip parameters of the input embedding (vocab-parallel, plus learned positions) and of
+/// the output side (projection when it has its own copy on that stage, final norm).
+struct EdgeParams {
+  double embedding = 0;
+  double head = 0;
+};
+
+EdgeParams edge_params(const workload::ModelSpec& model, const ParallelSpec& parallel) {
+  const workload::ParamCount p = workload::count_params(model);
+  EdgeParams e;
+  e.embedding = p.embedding / parallel.tp + p.position;
+  const double projection =
+      model.tied_embeddings ? (parallel.pp > 1 ? p.embedding : 0.0) : p.output;
+  e.head = projection / parallel.tp + p.final_norm;
+  return e;
+}
+
+std::uint32_t message_id(const Context& c, bool forward, int virtual_stage, int microbatch) {
+  return static_cast<std::uint32_t>(((forward ? 0 : 1) * c.virtual_total + virtual_stage) * c.microbatches + microbatch);
+}
+
+class StageBuilder {
+ public:
+  StageBuilder(const Context& c, int stage) : c_(c), stage_(stage) { p_.stage = stage; }
+
+  StageProgram build() {
+    const auto order = stage_schedule(c_.parallel.schedule, c_.parallel.pp, c_.parallel.virtual_stages,
+                                      c_.microbatches, stage_);
+    final_backward_.assign(static_cast<std::size_t>(c_.parallel.virtual_stages), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (!order[i].forward) final_backward_[static_cast<std::size_t>(order[i].chunk)] = static_cast<int>(i);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i].forward) {
+        forward(order[i]);
+      } else {
+        backward(order[i], final_backward_[static_cast<std::size_t>(order[i].chunk)] == static_cast<int>(i));
+      }
+    }
+    finish();
+    return std::move(p_);
+  }
+
+ private:
+  int virtual_stage(int chunk) const { return chunk * c_.parallel.pp + stage_; }
+  int stage_of(int virtual_stage) const { return virtual_stage % c_.parallel.pp; }
+  bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }
+
+  /// Appends a segment list; the first task waits for `first_deps`. Returns the last task.
+  std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
+                    const std::vector<std::uint32_t>& first_deps = {}) {
+    bool first = true;
+    for (const Segment& s : segments) {
+      Task t;
+      t.category = category;
+      if (s.collective) {
+        t.kind = TaskKind::kCollective;
+        t.axis = CommAxis::kTp;
+        t.op = s.op;
+        t.bytes = c_.tp_bytes;
+      } else {
+        t.duration_ps = s.duration_ps;
+        t.flops = s.flops;
+        t.padded_flops = s.padded_flops;
+      }
+      last_ = p_.add(t, first ? first_deps : std::vector<std::uint32_t>{});
+      first = false;
+    }
+    return last_;
+  }
+
+  /// ZeRO-3: gathers a layer's parameters on the gather stream, at most two layers ahead of
+  /// the compute that frees a buffer. Returns the gather task, which the layer must wait for.
+  std::vector<std::uint32_t> gather_params(double params) {
+    if (!zero3()) return {};
+    std::vector<std::uint32_t> window;
+    if (gathered_.size() >= 2) window.push_back(gathered_[gathered_.size() - 2]);
+    Task g;
+    g.kind = TaskKind::kCollective;
+    g.stream = Stream::kDpGather;
+    g.axis = CommAxis::kDp;
+    g.op = CommOp::kAllGather;
+    g.bytes = params * c_.comm_bytes;
+    return {p_.add(g, window)};
+  }
+
+  void note_gathered_compute() {
+    if (zero3()) gathered_.push_back(last_);
+  }
+
+  /// Gradients of `params` became final at task `last_`.
+  void gradients_ready(double params, bool final_microbatch) {
+    if (zero3()) {
+      // FSDP reduce-scatters every microbatch's gradients as they come.
+      Task r;
+      r.kind = TaskKind::kCollective;
+      r.stream = Stream::kDpReduce;
+      r.axis = CommAxis::kDp;
+      r.op = CommOp::kReduceScatter;
+      r.bytes = params * c_.comm_bytes;
+      reductions_.push_back(p_.add(r, {last_}));
+      return;
+    }
+    if (final_microbatch) ready_grads_.push_back({params, last_});
+  }
+
+  void forward(const PipelineAction& a) {
+    const int vs = virtual_stage(a.chunk);
+    Task in;
+    if (vs == 0) {
+      in.kind = TaskKind::kInput;
+      in.message = static_cast<std::uint32_t>(a.microbatch);
+    } else {
+      in.kind = TaskKind::kRecv;
+      in.axis = CommAxis::kPp;
+      in.peer = stage_of(vs - 1);
+      in.message = message_id(c_, true, vs, a.microbatch);
+    }
+    last_ = p_.add(in);
+    if (vs == 0) {
+      run(c_.embedding_forward, ComputeCategory::kForward, gather_params(c_.embedding_params));
+      note_gathered_compute();
+    }
+    for (int l = 0; l < c_.layers_per_chunk; ++l) {
+      run(c_.layer_forward, ComputeCategory::kForward, gather_params(c_.layer_params));
+      note_gathered_compute();
+    }
+    if (vs == c_.virtual_total - 1) {
+      run(c_.head_forward, ComputeCategory::kForward, gather_params(c_.head_params));
+      note_gathered_compute();
+      return;
+    }
+    send(true, vs + 1, a.microbatch);
+  }
+
+  void backward(const PipelineAction& a, bool final_microbatch) {
+    const int vs = virtual_stage(a.chunk);
+    if (vs == c_.virtual_total - 1) {
+      run(c_.head_backward, ComputeCategory::kBackward, gather_params(c_.head_params));
+      note_gathered_compute();
+      gradients_ready(c_.head_params, final_microbatch);
+      if (final_microbatch) tied_sync_dep_ = last_;
+    } else {
+      Task in;
+      in.kind = TaskKind::kRecv;
+      in.axis = CommAxis::kPp;
+      in.peer = stage_of(vs + 1);
+      in.message = message_id(c_, false, vs, a.microbatch);
+      last_ = p_.add(in);
+    }
+    for (int l = 0; l < c_.layers_per_chunk; ++l) {
+      const auto gather = gather_params(c_.layer_params);
+      if (!c_.layer_recompute.empty()) {
+        run(c_.layer_recompute, ComputeCategory::kRecompute, gather);
+        run(c_.layer_backward, ComputeCategory::kBackward);
+      } else {
+        run(c_.layer_backward, ComputeCategory::kBackward, gather);
+      }
+      note_gathered_compute();
+      gradients_ready(c_.layer_params, final_microbatch);
+    }
+    if (vs == 0) {
+      run(c_.embedding_backward, ComputeCategory::kBackward, gather_params(c_.embedding_params));
+      note_gathered_compute();
+      gradients_ready(c_.embedding_params, final_microbatch);
+      if (final_microbatch) tied_sync_dep_ = last_;
+    }
+    last_backward_ = last_;
+    if (vs > 0) send(false, vs - 1, a.microbatch);
+  }
+
+  void send(bool forward, int to_virtual_stage, int microbatch) {
+    Task s;
+    s.kind = TaskKind::kSend;
+    s.stream = forward ? Stream::kPpForward : Stream::kPpBackward;
+    s.axis = CommAxis::kPp;
+    s.op = CommOp::kSendRecv;
+    s.bytes = c_.message_bytes;
+    s.peer = stage_of(to_virtual_stage);
+    s.message = message_id(c_, forward, to_virtual_stage, microbatch);
+    p_.add(s, {last_});
+  }
+
+  void finish() {
+    // Data-parallel gradient reduction in buckets, in the order gradients became final;
+    // each starts when its last gradient is ready (or after the whole backward).
+    if (c_.parallel.dp > 1 && !zero3()) {
+      double bucket = 0;
+      std::uint32_t dep = 0;
+      auto flush = [&] {
+        if (bucket <= 0) return;
+        Task r;
+        r.kind = TaskKind::kCollective;
+        r.stream = Stream::kDpReduce;
+        r.axis = CommAxis::kDp;
+        r.op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
+        r.bytes = bucket * c_.comm_bytes;
+        reductions_.push_back(p_.add(r, {c_.training.overlap_dp ? dep : last_backward_}));
+        bucket = 0;
+      };
+      for (const auto& [params, task] : ready_grads_) {
+        bucket += params;
+        dep = task;
+        if (bucket * c_.comm_bytes >= c_.training.dp_bucket_bytes) flush();
+      }
+      flush();
+    }
+    // Tied input and output embeddings on different stages: their gradients are summed
+    // between the first and the last stage (Megatron-LM's embedding all-reduce).
+    const bool first = stage_ == 0;
+    const bool last = stage_ == c_.parallel.pp - 1;
+    if (c_.model.tied_embeddings && c_.parallel.pp > 1 && (first || last)) {
+      Task t;
+      t.kind = TaskKind::kCollective;
+      t.stream = Stream::kOther;
+      t.axis = CommAxis::kOther;
+      t.op = CommOp::kAllReduce;
+      t.bytes = c_.embedding_params * c_.comm_bytes;
+      t.peer = first ? c_.parallel.pp - 1 : 0;
+      reductions_.push_back(p_.add(t, {tied_sync_dep_}));
+    }
+    Task wait;
+    wait.kind = TaskKind::kWait;
+    wait.axis = CommAxis::kDp;
+    last_ = p_.add(wait, reductions_);
+
+    const double params = stage_params();
+    const double updated = c_.parallel.zero >= 1 ? params / c_.parallel.dp : params;
+    double bytes = updated * optimizer_bytes_per_param(c_.training.precision);
+    // fp16 needs loss scaling: every gradient is read once more to unscale and check it.
+    if (c_.training.precision.compute == hardware::DType::kFp16) bytes += params * hardware::dtype_bytes(c_.training.precision.grads);
+    Task opt;
+    opt.category = ComputeCategory::kOptimizer;
+    opt.duration_ps = hardware::op_time(c_.chip, c_.training.precision.compute, hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
+    last_ = p_.add(opt);
+
+    if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1) {
+      // Every replica gathers the updated weights it did not update itself.
+      Task g;
+      g.kind = TaskKind::kCollective;
+      g.stream = Stream::kDpGather;
+      g.axis = CommAxis::kDp;
+      g.op = CommOp::kAllGather;
+      g.bytes = params * c_.comm_bytes;
+      const std::uint32_t gather = p_.add(g, {last_});
+      Task w;
+      w.kind = TaskKind::kWait;
+      w.axis = CommAxis::kDp;
+      p_.add(w, {gather});
+    }
+  }
+
+  double stage_params() const { return stage_param_count(c_.model, c_.parallel, stage_); }
+
+  const Context& c_;
+  int stage_;
+  StageProgram p_;
+  std::uint32_t last_ = 0;
+  std::uint32_t last_backward_ = 0;
+  std::uint32_t tied_sync_dep_ = 0;
+  std::vector<int> final_backward_;
+  std::vector<std::pair<double, std::uint32_t>> ready_grads_;
+  std::vector<std::uint32_t> reductions_;
+  std::vector<std::uint32_t> gathered_;
+};
+
+}  // namespace
+
+double stage_param_count(const workload::ModelSpec& model, const ParallelSpec& parallel, int stage) {
+  const EdgeParams edge = edge_params(model, parallel);
+  const int virtual_total = parallel.pp * parallel.virtual_stages;
+  const double layer = workload::count_params(model).per_layer / parallel.tp;
+  double params = 0;
+  for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) {
+    const int vs = chunk * parallel.pp + stage;
+    params += model.layers / virtual_total * layer;
+    if (vs == 0) params += edge.embedding;
+    if (vs == virtual_total - 1) params += edge.head;
+  }
+  return params;
+}
+
+StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip, const ParallelSpec& parallel,
+                    const TrainingSpec& training) {
+  Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
+  c.microbatches = microbatches(parallel, training);
+  c.virtual_total = parallel.pp * parallel.virtual_stages;
+  c.layers_per_chunk = model.layers / c.virtual_total;
+  const auto& prec = training.precision;
+  c.comm_bytes = hardware::dtype_bytes(prec.comm);
+
+  workload::Slicing slicing;
+  slicing.micro_batch = training.micro_batch;
+  slicing.seq_len = training.seq_len;
+  slicing.tp = parallel.tp;
+  slicing.sequence_parallel = parallel.sequence_parallel;
+  slicing.flash_attention = training.flash_attention;
+  slicing.act_bytes = hardware::dtype_bytes(prec.compute);
+  const workload::LayerWork layer = workload::transformer_layer(model, slicing);
+  const workload::EdgeWork edges = workload::edge_layers(model, slicing);
+  c.layer_forward = time_segments(layer.forward, chip, prec.compute);
+  c.layer_backward = time_segments(layer.backward, chip, prec.compute);
+  if (training.recompute == Recompute::kFull) c.layer_recompute = time_segments(layer.recompute_full, chip, prec.compute);
+  if (training.recompute == Recompute::kSelective) {
+    c.layer_recompute = time_segments(layer.recompute_selective, chip, prec.compute);
+  }
+  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec.compute);
+  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec.compute);
+  c.head_forward = time_segments(edges.head_forward, chip, prec.compute);
+  c.head_backward = time_segments(edges.head_backward, chip, prec.compute);
+
+  const double values_per_activation = double(training.micro_batch) * training.seq_len * model.hidden;
+  c.tp_bytes = layer.tp_bytes / slicing.act_bytes * c.comm_bytes;
+  // Megatron's scatter/gather: each tensor-parallel rank sends 1/tp of the activation.
+  c.message_bytes = values_per_activation * c.comm_bytes / parallel.tp;
+  const EdgeParams edge = edge_params(model, parallel);
+  c.layer_params = workload::count_params(model).per_layer / parallel.tp;
+  c.embedding_params = edge.embedding;
+  c.head_params = edge.head;
+
+  StepPlan plan;
+  plan.microbatches = c.microbatches;
+  plan.virtual_stages = parallel.virtual_stages;
+  plan.replicas_per_stage = static_cast<std::uint32_t>(parallel.dp * parallel.tp);
+  plan.tokens_per_step = double(training.global_batch) * training.seq_len;
+  plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;
+  for (int s = 0; s < parallel.pp; ++s) plan.stages.push_back(StageBuilder(c, s).build());
+  return plan;
+}
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "hardware/chip_spec.hpp"
+#include "parallelism/parallel_spec.hpp"
+#include "parallelism/step_program.hpp"
+#include "workload/model_spec.hpp"
+
+namespace podsim::parallelism {
+
+/// Checks that the layout can run on `chips` chips of `chip`: dp·tp·pp = chips, tp divides
+/// heads and ffn_hidden (and seq_len with sequence parallelism), pp·virtual_stages divides
+/// the layers, the batch divides into microbatches, the interleaved schedule has a
+/// multiple of pp microbatches, the chip has the compute dtype. Throws LayoutError naming
+/// the scenario key at fault.
+void check_layout(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
+                  const ParallelSpec& parallel, const TrainingSpec& training, std::uint32_t chips);
+
+/// Builds the program of every pipeline stage for one training step (see StepPlan).
+/// Compute durations come from the chip's roofline model; communication is left to the
+/// runtime (it depends on the network).
+StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
+                    const ParallelSpec& parallel, const TrainingSpec& training);
+
+/// Parameters one chip of pipeline `stage` holds (÷ tp; before any ZeRO sharding): its
+/// layers, plus the input embedding on the first virtual stage and the output projection
+/// and final norm on the last (a tied projection on another stage than the embedding is
+/// a second copy, as in Megatron-LM).
+double stage_param_count(const workload::ModelSpec& model, const ParallelSpec& parallel, int stage);
+
+/// Bytes the optimizer step reads and writes per parameter it updates (Adam: gradient,
+/// two moments, master weights, and the weights in their stored dtype when the master copy
+/// is separate).
+double optimizer_bytes_per_param(const Precision& p);
+
+/// True when the weights are stored narrower than the optimizer's dtype, so the
+/// optimizer keeps a separate master copy (mixed precision à la Megatron and ZeRO).
+bool separate_master_weights(const Precision& p);
+
+}  // namespace podsim::parallelism

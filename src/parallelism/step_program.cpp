@@ -1,0 +1,13 @@
+#include "parallelism/step_program.hpp"
+
+namespace podsim::parallelism {
+
+std::uint32_t StageProgram::add(Task task, const std::vector<std::uint32_t>& wait_for) {
+  task.deps_begin = static_cast<std::uint32_t>(deps.size());
+  deps.insert(deps.end(), wait_for.begin(), wait_for.end());
+  task.deps_end = static_cast<std::uint32_t>(deps.size());
+  tasks.push_back(task);
+  return static_cast<std::uint32_t>(tasks.size() - 1);
+}
+
+}  // namespace podsim::parallelism

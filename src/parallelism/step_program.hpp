@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "util/sim_time.hpp"
+
+namespace podsim::parallelism {
+
+/// What a task does.
+enum class TaskKind : std::uint8_t {
+  kCompute,     ///< runs for duration_ps on the chip
+  kCollective,  ///< a collective on its stream; on the compute stream it blocks compute
+  kSend,        ///< a pipeline message to another stage (its own stream)
+  kRecv,        ///< the compute stream waits for a pipeline message
+  kInput,       ///< the compute stream waits for the host's next microbatch
+  kWait,        ///< the compute stream waits for its dependencies (e.g. gradient reduction)
+};
+
+/// Tasks of one stream run one at a time, in program order; streams run side by side.
+enum class Stream : std::uint8_t { kCompute, kDpReduce, kDpGather, kPpForward, kPpBackward, kOther };
+inline constexpr int kStreams = 6;
+
+/// What a compute task is doing (the compute.* time categories).
+enum class ComputeCategory : std::uint8_t { kForward, kBackward, kRecompute, kOptimizer };
+
+/// Which parallelism a communication serves (the comm.* time categories).
+enum class CommAxis : std::uint8_t { kTp, kDp, kPp, kOther };
+enum class CommOp : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kSendRecv };
+
+/// One step of a chip's program.
+struct Task {
+  TaskKind kind = TaskKind::kCompute;
+  Stream stream = Stream::kCompute;
+  ComputeCategory category = ComputeCategory::kForward;
+  CommAxis axis = CommAxis::kTp;
+  CommOp op = CommOp::kAllReduce;
+  SimTime duration_ps = 0;     ///< compute tasks
+  double bytes = 0;            ///< collectives: buffer size S (nccl-tests sense); sends: message
+  double flops = 0;            ///< compute tasks: useful FLOPs executed
+  double padded_flops = 0;     ///< compute tasks: FLOPs including tile padding
+  int peer = -1;               ///< send: destination stage; recv: source stage; kOther: partner
+  std::uint32_t message = 0;   ///< send/recv: message id; input: microbatch
+  std::uint32_t deps_begin = 0;  ///< [deps_begin, deps_end) in StageProgram::deps
+  std::uint32_t deps_end = 0;
+};
+
+/// The program of one pipeline stage. Every chip of the stage (all its data- and
+/// tensor-parallel replicas) runs the same program: the runtime simulates it once and
+/// reports it for all of them.
+struct StageProgram {
+  int stage = 0;
+  std::vector<Task> tasks;
+  std::vector<std::uint32_t> deps;  ///< task indices other tasks wait for
+
+  /// Appends a task that waits for `wait_for` (task indices); returns its index.
+  std::uint32_t add(Task task, const std::vector<std::uint32_t>& wait_for = {});
+};
+
+/// Everything the runtime needs to simulate one training step.
+struct StepPlan {
+  std::vector<StageProgram> stages;  ///< one per pipeline stage
+  int microbatches = 0;
+  int virtual_stages = 1;
+  std::uint32_t replicas_per_stage = 1;  ///< chips each stage program stands for (dp × tp)
+  double tokens_per_step = 0;
+  double model_flops_per_step = 0;  ///< the standard count (6·N·tokens + attention), all chips
+};
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,128 @@
+#include "runtime/network_comm_model.hpp"
+
+#include <functional>
+
+#include "collectives/lowering.hpp"
+#include "collectives/schedule_runner.hpp"
+
+namespace podsim::runtime {
+
+namespace {
+
+using parallelism::CommAxis;
+using parallelism::CommOp;
+
+collectives::Op op_of(CommOp op) {
+  switch (op) {
+    case CommOp::kAllGather:
+      return collectives::Op::kAllGather;
+    case CommOp::kReduceScatter:
+      return collectives::Op::kReduceScatter;
+    case CommOp::kSendRecv:
+      return collectives::Op::kSendRecv;
+    default:
+      return collectives::Op::kAllReduce;
+  }
+}
+
+const char* axis_name(CommAxis axis) { return axis == CommAxis::kTp ? "tp" : axis == CommAxis::kDp ? "dp" : "pp"; }
+
+}  // namespace
+
+std::vector<topology::MeshGroup> NetworkCommModel::representative_or_all(std::vector<topology::MeshGroup> groups) const {
+  // Without contention, groups of one axis cannot slow each other, and every group has
+  // the same shape: one of them gives the time (and, by symmetry, the busiest link).
+  if (net_.fidelity == network::Fidelity::kAnalytical && groups.size() > 1) groups.resize(1);
+  return groups;
+}
+
+NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
+                                   const network::NetworkSpec& net)
+    : topo_(topo), mesh_(mesh), net_(net), loads_(topo.links().size()) {}
+
+int NetworkCommModel::group_size(CommAxis axis) const {
+  if (axis == CommAxis::kOther) return 2;
+  return mesh_.axes()[static_cast<std::size_t>(mesh_.axis_index(axis_name(axis)))].size;
+}
+
+std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, int stage) const {
+  // The groups of this axis inside pipeline stage `stage`: they run this collective
+  // together (the other stages run theirs at other times).
+  const int pp = mesh_.axis_index("pp");
+  std::vector<topology::MeshGroup> in_stage;
+  for (auto& mg : mesh_.groups(logical_axis)) {
+    if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(std::move(mg));
+  }
+  std::vector<collectives::Group> out;
+  for (const auto& mg : representative_or_all(std::move(in_stage))) {
+    collectives::Group g;
+    for (const auto& d : mg.dims) g.dims.push_back({d.axis, d.size, d.wraps});
+    g.chips = mg.chips;
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& schedule) const {
+  const collectives::ScheduleResult r = collectives::run_schedule(topo_, net_, schedule);
+  Result out;
+  out.time_ps = r.finish_ps.empty() ? 0 : r.finish_ps[0];
+  for (std::size_t l = 0; l < r.links.size(); ++l) {
+    if (r.links[l].bytes > 0) out.links.push_back({static_cast<topology::LinkId>(l), LinkLoad{r.links[l].bytes, r.links[l].busy_ps}});
+  }
+  return out;
+}
+
+SimTime NetworkCommModel::use(const Key& key, const std::function<Result()>& simulate) {
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, simulate()).first;
+  for (const auto& [link, load] : it->second.links) {
+    loads_[link].bytes += load.bytes;
+    loads_[link].busy_ps += load.busy_ps;
+  }
+  return it->second.time_ps;
+}
+
+SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
+  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
+  if (size == 0) return 0;
+  if (axis == CommAxis::kOther) {
+    // The tied-embedding sum: every chip of one stage with its peer in the other stage.
+    const int lo = std::min(stage, peer);
+    const int hi = std::max(stage, peer);
+    return use(Key{int(axis), int(op), size, lo, hi}, [&] {
+      const int pp = mesh_.axis_index("pp");
+      std::vector<collectives::Group> pairs;
+      for (const auto& mg : representative_or_all(mesh_.groups(pp))) {
+        pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
+        pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
+      }
+      collectives::Schedule schedule;
+      collectives::lower_collective(topo_, {op_of(op), collectives::Algorithm::kRing, size}, pairs, 0, schedule);
+      return run(schedule);
+    });
+  }
+  const int logical = mesh_.axis_index(axis_name(axis));
+  if (group_size(axis) < 2) return 0;
+  return use(Key{int(axis), int(op), size, stage, -1}, [&] {
+    collectives::Schedule schedule;
+    collectives::lower_collective(topo_, {op_of(op), collectives::Algorithm::kAuto, size}, axis_groups(logical, stage),
+                                  0, schedule);
+    return run(schedule);
+  });
+}
+
+SimTime NetworkCommModel::send(int from, int to, double bytes) {
+  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
+  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
+    // Every chip of stage `from` sends to its counterpart in stage `to` at once.
+    collectives::Schedule schedule;
+    const int pp = mesh_.axis_index("pp");
+    for (const auto& mg : representative_or_all(mesh_.groups(pp))) {
+      schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
+    }
+    return run(schedule);
+  });
+}
+
+}  // namespace podsim::runtime

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "collectives/group.hpp"
+#include "collectives/schedule.hpp"
+#include "network/network_model.hpp"
+#include "runtime/comm_model.hpp"
+#include "topology/device_mesh.hpp"
+
+namespace podsim::runtime {
+
+/// Load one directed link carried during a step.
+struct LinkLoad {
+  double bytes = 0;
+  SimTime busy_ps = 0;
+};
+
+/// Communication simulated on the network model of a scenario.
+///
+/// Every distinct communication (axis, operation, size, stage) is lowered with the
+/// collectives module — every group of that parallelism axis in that pipeline stage at
+/// once, as a sharded program runs them — and simulated once on the network (analytical or
+/// contention-aware); the time is then reused for every occurrence. So contention between the groups of one axis is modelled;
+/// contention between different axes overlapping in time is not (docs/runtime.md).
+/// Each occurrence adds the simulated per-link load to the step's link totals. On the
+/// analytical network groups cannot interfere and all have one shape, so one group per
+/// axis is simulated: the times are the same, and link loads cover that group's links.
+class NetworkCommModel final : public CommModel {
+ public:
+  /// `topo` should already carry the hardware's link efficiencies.
+  NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
+                   const network::NetworkSpec& net);
+
+  SimTime collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage, int peer) override;
+  SimTime send(int from, int to, double bytes) override;
+  int group_size(parallelism::CommAxis axis) const override;
+
+  /// Per directed link: load summed over every communication of the step so far.
+  const std::vector<LinkLoad>& link_loads() const { return loads_; }
+  /// Distinct communications simulated (cache misses).
+  std::size_t simulated() const { return cache_.size(); }
+
+ private:
+  struct Result {
+    SimTime time_ps = 0;
+    std::vector<std::pair<topology::LinkId, LinkLoad>> links;  // links it used
+  };
+  using Key = std::tuple<int, int, std::uint64_t, int, int>;
+
+  SimTime use(const Key& key, const std::function<Result()>& simulate);
+  Result run(const collectives::Schedule& schedule) const;
+  std::vector<collectives::Group> axis_groups(int logical_axis, int stage) const;
+  std::vector<topology::MeshGroup> representative_or_all(std::vector<topology::MeshGroup> groups) const;
+
+  const topology::Topology& topo_;
+  const topology::DeviceMesh& mesh_;
+  network::NetworkSpec net_;
+  std::map<Key, Result> cache_;
+  std::vector<LinkLoad> loads_;
+};
+
+}  // namespace podsim::runtime

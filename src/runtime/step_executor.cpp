@@ -1,0 +1,295 @@
+#include "runtime/step_executor.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/simulator.hpp"
+#include "util/error.hpp"
+
+namespace podsim::runtime {
+
+namespace {
+
+using parallelism::CommAxis;
+using parallelism::CommOp;
+using parallelism::Stream;
+using parallelism::Task;
+using parallelism::TaskKind;
+
+enum EventKind : std::uint32_t { kTaskDone = 1, kMessage = 2, kWake = 3 };
+constexpr SimTime kNotDone = -1;
+
+TimeCategory compute_category(parallelism::ComputeCategory c) {
+  switch (c) {
+    case parallelism::ComputeCategory::kBackward:
+      return TimeCategory::kBackward;
+    case parallelism::ComputeCategory::kRecompute:
+      return TimeCategory::kRecompute;
+    case parallelism::ComputeCategory::kOptimizer:
+      return TimeCategory::kOptimizer;
+    default:
+      return TimeCategory::kForward;
+  }
+}
+
+TimeCategory comm_category(CommAxis axis) {
+  switch (axis) {
+    case CommAxis::kTp:
+      return TimeCategory::kCommTp;
+    case CommAxis::kDp:
+      return TimeCategory::kCommDp;
+    case CommAxis::kPp:
+      return TimeCategory::kCommPp;
+    default:
+      return TimeCategory::kCommOther;
+  }
+}
+
+/// Bytes each member sends in a ring-style collective of S bytes over n chips.
+double bytes_sent(CommOp op, double s, int n) {
+  if (n <= 1) return 0;
+  switch (op) {
+    case CommOp::kAllReduce:
+      return 2.0 * (n - 1) / n * s;
+    case CommOp::kAllGather:
+    case CommOp::kReduceScatter:
+      return double(n - 1) / n * s;
+    default:
+      return s;
+  }
+}
+
+class Executor final : public core::EventHandler {
+ public:
+  Executor(const parallelism::StepPlan& plan, CommModel& comm, const parallelism::InputPipelineSpec& input,
+           int micro_batch)
+      : plan_(plan), comm_(comm), input_(input, micro_batch), stages_(plan.stages.size()) {
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      const auto& program = plan.stages[s];
+      State& st = stages_[s];
+      st.finish.assign(program.tasks.size(), kNotDone);
+      for (std::uint32_t i = 0; i < program.tasks.size(); ++i) {
+        st.streams[static_cast<std::size_t>(program.tasks[i].stream)].tasks.push_back(i);
+      }
+      st.result.stage = program.stage;
+      st.result.multiplicity = plan.replicas_per_stage;
+    }
+  }
+
+  ExecutionResult run() {
+    core::SequentialSynchronizer sync;
+    core::Simulator sim(sync);
+    for (std::size_t s = 0; s < stages_.size(); ++s) sim.bind(static_cast<core::EntityId>(s), *this);
+    for (std::size_t s = 0; s < stages_.size(); ++s) advance(sim, s);
+    sim.run();
+    ExecutionResult out;
+    for (const State& st : stages_) {
+      for (const auto& stream : st.streams) {
+        if (stream.next != stream.tasks.size()) {
+          throw SimulationError("pipeline deadlock: stage " + std::to_string(st.result.stage) +
+                                " could not finish its program (a schedule waits for a message never sent)");
+        }
+      }
+      out.step_ps = std::max(out.step_ps, st.last_finish);
+    }
+    const bool pipelined = stages_.size() > 1;
+    for (State& st : stages_) {
+      // Waiting for the slowest stage: the pipeline's drain (or nothing, without one).
+      st.result.time_ps[static_cast<std::size_t>(pipelined ? TimeCategory::kBubble : TimeCategory::kIdle)] +=
+          out.step_ps - st.compute_free_since;
+      out.stages.push_back(st.result);
+    }
+    out.events = sim.events_processed();
+    return out;
+  }
+
+  void handle(core::Simulator& sim, const core::Event& e) override {
+    const std::size_t s = e.target;
+    State& st = stages_[s];
+    if (e.kind == kTaskDone) {
+      const auto index = static_cast<std::uint32_t>(e.a);
+      const Task& t = plan_.stages[s].tasks[index];
+      finish(s, index, sim.now());
+      st.streams[static_cast<std::size_t>(t.stream)].busy = false;
+    } else if (e.kind == kMessage) {
+      st.messages[static_cast<std::uint32_t>(e.a)] = Arrival{sim.now(), static_cast<SimTime>(e.b)};
+    }
+    advance(sim, s);
+  }
+
+ private:
+  struct StreamState {
+    std::vector<std::uint32_t> tasks;
+    std::size_t next = 0;
+    bool busy = false;
+  };
+  struct Arrival {
+    SimTime at = 0;
+    SimTime issued = 0;  // when the sender had the data ready
+  };
+  struct State {
+    std::array<StreamState, parallelism::kStreams> streams;
+    std::vector<SimTime> finish;
+    std::unordered_map<std::uint32_t, Arrival> messages;
+    SimTime compute_free_since = 0;
+    SimTime last_finish = 0;
+    SimTime wake_at = kNotDone;
+    StageResult result;
+  };
+
+  void finish(std::size_t s, std::uint32_t index, SimTime now) {
+    State& st = stages_[s];
+    st.finish[index] = now;
+    st.last_finish = std::max(st.last_finish, now);
+    const Task& t = plan_.stages[s].tasks[index];
+    StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
+    ++stream.next;
+    if (t.stream == Stream::kCompute) st.compute_free_since = now;
+  }
+
+  void add(State& st, TimeCategory c, SimTime from, SimTime to) {
+    if (to > from) st.result.time_ps[static_cast<std::size_t>(c)] += to - from;
+  }
+
+  /// Classifies the compute stream's wait before `t` starts at `now`.
+  void classify_wait(State& st, const parallelism::StageProgram& program, const Task& t, SimTime now,
+                     SimTime recv_issued) {
+    const SimTime from = st.compute_free_since;
+    if (now <= from) return;
+    if (t.kind == TaskKind::kRecv) {
+      const SimTime split = std::clamp(recv_issued, from, now);
+      add(st, TimeCategory::kBubble, from, split);
+      add(st, TimeCategory::kCommPp, split, now);
+      return;
+    }
+    if (t.kind == TaskKind::kInput) {
+      add(st, TimeCategory::kInputStall, from, now);
+      return;
+    }
+    // Blocked by whichever dependency finished last.
+    SimTime latest = kNotDone;
+    const Task* blocker = nullptr;
+    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) {
+      const std::uint32_t d = program.deps[k];
+      if (st.finish[d] > latest) {
+        latest = st.finish[d];
+        blocker = &program.tasks[d];
+      }
+    }
+    add(st, blocker != nullptr && latest > from ? comm_category(blocker->axis) : TimeCategory::kIdle, from, now);
+  }
+
+  bool deps_done(const State& st, const parallelism::StageProgram& program, const Task& t) const {
+    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) {
+      if (st.finish[program.deps[k]] == kNotDone) return false;
+    }
+    return true;
+  }
+
+  SimTime latest_dep(const State& st, const parallelism::StageProgram& program, const Task& t) const {
+    SimTime latest = 0;
+    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) latest = std::max(latest, st.finish[program.deps[k]]);
+    return latest;
+  }
+
+  /// Starts the head task of `stream` if it can; true if it did.
+  bool try_start(core::Simulator& sim, std::size_t s, std::size_t stream_index) {
+    State& st = stages_[s];
+    StreamState& stream = st.streams[stream_index];
+    if (stream.busy || stream.next == stream.tasks.size()) return false;
+    const auto& program = plan_.stages[s];
+    const std::uint32_t index = stream.tasks[stream.next];
+    const Task& t = program.tasks[index];
+    if (!deps_done(st, program, t)) return false;
+    const SimTime now = sim.now();
+    const auto self = static_cast<core::EntityId>(s);
+    const bool on_compute = t.stream == Stream::kCompute;
+
+    switch (t.kind) {
+      case TaskKind::kRecv: {
+        const auto it = st.messages.find(t.message);
+        if (it == st.messages.end()) return false;
+        classify_wait(st, program, t, now, it->second.issued);
+        st.messages.erase(it);
+        finish(s, index, now);
+        return true;
+      }
+      case TaskKind::kInput: {
+        const SimTime ready = input_.ready_at(static_cast<int>(t.message));
+        if (ready > now) {
+          if (st.wake_at != ready) {
+            st.wake_at = ready;
+            sim.schedule(ready, self, self, kWake);
+          }
+          return false;
+        }
+        classify_wait(st, program, t, now, 0);
+        input_.consumed(static_cast<int>(t.message), now);
+        finish(s, index, now);
+        return true;
+      }
+      case TaskKind::kWait:
+        classify_wait(st, program, t, now, 0);
+        finish(s, index, now);
+        return true;
+      case TaskKind::kCompute:
+        if (on_compute) classify_wait(st, program, t, now, 0);
+        add(st, compute_category(t.category), now, now + t.duration_ps);
+        st.result.flops += t.flops;
+        st.result.padded_flops += t.padded_flops;
+        stream.busy = true;
+        sim.schedule(now + t.duration_ps, self, self, kTaskDone, index);
+        return true;
+      case TaskKind::kCollective: {
+        const SimTime d = comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer);
+        if (on_compute) {
+          classify_wait(st, program, t, now, 0);
+          add(st, comm_category(t.axis), now, now + d);
+        }
+        account_comm(st, t, d);
+        stream.busy = true;
+        sim.schedule(now + d, self, self, kTaskDone, index);
+        return true;
+      }
+      case TaskKind::kSend: {
+        const SimTime d = comm_.send(program.stage, t.peer, t.bytes);
+        account_comm(st, t, d);
+        stream.busy = true;
+        sim.schedule(now + d, self, static_cast<core::EntityId>(t.peer), kMessage, t.message,
+                     static_cast<std::uint64_t>(latest_dep(st, program, t)));
+        sim.schedule(now + d, self, self, kTaskDone, index);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void account_comm(State& st, const Task& t, SimTime d) {
+    const auto axis = static_cast<std::size_t>(t.axis);
+    st.result.comm_busy_ps[axis] += d;
+    const int n = t.kind == TaskKind::kSend ? 2 : (t.axis == CommAxis::kOther ? 2 : comm_.group_size(t.axis));
+    st.result.comm_bytes[axis] += bytes_sent(t.op, t.bytes, n);
+  }
+
+  void advance(core::Simulator& sim, std::size_t s) {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) progress = try_start(sim, s, k) || progress;
+    }
+  }
+
+  const parallelism::StepPlan& plan_;
+  CommModel& comm_;
+  InputPipeline input_;
+  std::vector<State> stages_;
+};
+
+}  // namespace
+
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
+                             const parallelism::InputPipelineSpec& input, int micro_batch) {
+  return Executor(plan, comm, input, micro_batch).run();
+}
+
+}  // namespace podsim::runtime

@@ -1,0 +1,53 @@
+#include "runtime/step_simulation.hpp"
+
+#include "parallelism/program_builder.hpp"
+
+namespace podsim::runtime {
+
+bool StepReport::fits() const {
+  for (const auto& m : memory) {
+    if (!m.fits()) return false;
+  }
+  return true;
+}
+
+StepReport simulate_step(const Scenario& s) {
+  const auto& eff = s.chip.efficiency;
+  const topology::Topology topo(topology::with_link_efficiency(s.topology, eff.ici, eff.dcn));
+  parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
+
+  auto preferred = [&](const char* name) {
+    const auto it = s.parallel.mesh.find(name);
+    return it == s.parallel.mesh.end() ? std::vector<std::string>{} : it->second;
+  };
+  // Requests in placement order: tensor parallelism innermost (most traffic), then data,
+  // then pipeline (DeviceMesh gives data parallelism the slow tiers first).
+  const topology::DeviceMesh mesh(topo, {{"tp", s.parallel.tp, preferred("tp")},
+                                         {"dp", s.parallel.dp, preferred("dp")},
+                                         {"pp", s.parallel.pp, preferred("pp")}});
+  const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
+  NetworkCommModel comm(topo, mesh, s.network);
+
+  StepReport r;
+  r.execution = execute_step(plan, comm, s.training.input, s.training.micro_batch);
+  r.memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
+  r.links = comm.link_loads();
+  r.mesh = mesh.describe();
+  r.chips = topo.chips();
+  r.microbatches = plan.microbatches;
+  r.simulated_collectives = comm.simulated();
+  r.step_s = to_seconds(r.execution.step_ps);
+  r.model_flops_per_step = plan.model_flops_per_step;
+  for (const auto& st : r.execution.stages) r.hardware_flops_per_step += st.flops * st.multiplicity;
+  r.peak_flops = s.chip.peak_flops.at(s.training.precision.compute);
+  if (r.step_s > 0) {
+    r.tokens_per_s = plan.tokens_per_step / r.step_s;
+    r.samples_per_s = s.training.global_batch / r.step_s;
+    const double capacity = r.step_s * r.chips * r.peak_flops;
+    r.mfu = r.model_flops_per_step / capacity;
+    r.hfu = r.hardware_flops_per_step / capacity;
+  }
+  return r;
+}
+
+}  // namespace podsim::runtime

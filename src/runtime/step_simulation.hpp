@@ -1,0 +1,40 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memory/memory_model.hpp"
+#include "runtime/network_comm_model.hpp"
+#include "runtime/scenario.hpp"
+#include "runtime/step_executor.hpp"
+
+namespace podsim::runtime {
+
+/// One simulated training step and the metrics derived from it.
+struct StepReport {
+  ExecutionResult execution;
+  std::vector<memory::MemoryBreakdown> memory;  ///< per pipeline stage (one chip)
+  std::vector<LinkLoad> links;                  ///< per directed link, over the step
+  std::string mesh;                             ///< where dp, tp and pp sit on the machine
+  std::uint32_t chips = 0;
+  int microbatches = 0;
+  double step_s = 0;
+  double tokens_per_s = 0;
+  double samples_per_s = 0;
+  double model_flops_per_step = 0;  ///< standard count (6·N·tokens + attention)
+  double hardware_flops_per_step = 0;  ///< executed, recompute included, all chips
+  double mfu = 0;                   ///< model FLOPs / (step × chips × peak)
+  double hfu = 0;                   ///< hardware FLOPs / (step × chips × peak)
+  double peak_flops = 0;            ///< per chip, in the compute dtype
+  std::size_t simulated_collectives = 0;
+
+  /// True when every stage fits in HBM.
+  bool fits() const;
+};
+
+/// Validates the layout, builds the stage programs, simulates the step on the scenario's
+/// network and computes the metrics. Throws parallelism::LayoutError / InputError for a
+/// layout that cannot run, SimulationError if the simulation fails.
+StepReport simulate_step(const Scenario& scenario);
+
+}  // namespace podsim::runtime

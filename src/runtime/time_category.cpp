@@ -1,0 +1,18 @@
+#include "runtime/time_category.hpp"
+
+namespace podsim::runtime {
+
+namespace {
+constexpr std::array<std::string_view, kCategories> kNames{
+    "compute.forward", "compute.backward", "compute.recompute", "compute.optimizer", "comm.tp", "comm.dp",
+    "comm.pp",         "comm.other",       "bubble",            "input_stall",       "idle"};
+constexpr std::array<std::string_view, kCategories> kColumns{
+    "compute_forward_s", "compute_backward_s", "compute_recompute_s", "compute_optimizer_s",
+    "comm_tp_s",         "comm_dp_s",          "comm_pp_s",           "comm_other_s",
+    "bubble_s",          "input_stall_s",      "idle_s"};
+}  // namespace
+
+std::string_view category_name(TimeCategory c) { return kNames[static_cast<std::size_t>(c)]; }
+std::string_view category_column(TimeCategory c) { return kColumns[static_cast<std::size_t>(c)]; }
+
+}  // namespace podsim::runtime
