@@ -9,6 +9,7 @@
 #include "cli/invocation.hpp"
 #include "cli/run_command.hpp"
 #include "cli/topo_command.hpp"
+#include "cli/validate_command.hpp"
 #include "collectives/collective_spec.hpp"
 #include "util/error.hpp"
 #include "util/suggest.hpp"
@@ -45,6 +46,13 @@ int run(int argc, char** argv) {
   run_cmd->add_option("--set", run_opts.sets,
                       "Override a key: --set parallelism.tp=4 --set training.micro_batch=2 (repeatable)");
 
+  ValidateOptions validate_opts;
+  CLI::App* validate_cmd = app.add_subcommand("validate", "Compare predictions with published measurements");
+  validate_cmd->add_option("--data", validate_opts.data,
+                           "CSV in the 26-column format of configs/validation/published.csv (default: that file)");
+  validate_cmd->add_option("--root", validate_opts.root, "Repository root holding configs/ and topologies/");
+  validate_cmd->add_flag("--json", validate_opts.json, "Print JSON; it ends with {\"mape\", \"rows\", \"skipped\"}");
+
   TopoOptions topo;
   CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");
   topo_cmd->add_option("file", topo.file, "Topology file (topologies/*.yaml)")->required();
@@ -80,6 +88,7 @@ int run(int argc, char** argv) {
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo);
+    if (validate_cmd->parsed()) run_validate(validate_opts);
     if (coll_cmd->parsed()) run_collective(coll, invocation);
   } catch (const InputError& e) {
     return report("error: ", e.what(), kExitBadInput);

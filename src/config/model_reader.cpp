@@ -16,7 +16,7 @@ int whole(const Reader& r, const char* key, std::int64_t min, std::int64_t max) 
 
 workload::ModelSpec read_model(Reader& r) {
   r.allow_only({"schema_version", "name", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab",
-                "seq_len", "mlp", "parallel_block", "tied_embeddings", "position_embedding", "norm"});
+                "seq_len", "mlp", "parallel_block", "tied_embeddings", "position_embedding", "norm", "dropout"});
   read_document_header(r);
   workload::ModelSpec m;
   m.name = r.text("name");
@@ -48,6 +48,8 @@ workload::ModelSpec read_model(Reader& r) {
   r.set_default("norm", "layernorm");
   m.norm = r.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? workload::NormKind::kRmsNorm
                                                                    : workload::NormKind::kLayerNorm;
+  r.set_default("dropout", "false");
+  m.dropout = r.boolean("dropout");
   return m;
 }
 

@@ -68,7 +68,7 @@ OpCost elementwise(double values, double passes, double act) { return OpCost{0, 
 
 WorkItem sync(TpSync kind, const char* name) { return WorkItem{name, OpCost{}, kind}; }
 
-void attention_core_forward(std::vector<WorkItem>& out, const Dims& d, bool flash) {
+void attention_core_forward(std::vector<WorkItem>& out, const Dims& d, bool flash, bool dropout) {
   const double heads = d.batch * d.heads;
   const double kv_values = d.batch * d.kv_heads * d.seq * d.head_dim;
   const double q_values = heads * d.seq * d.head_dim;
@@ -82,12 +82,16 @@ void attention_core_forward(std::vector<WorkItem>& out, const Dims& d, bool flas
   const double scores = heads * d.seq * d.seq;
   out.push_back({"attention.scores", OpCost{heads, d.seq, d.seq, d.head_dim, (q_values + kv_values + scores) * d.act},
                  TpSync::kNone, true});
-  out.push_back({"attention.softmax", elementwise(scores, 3, d.act), TpSync::kNone, true});  // read, write, dropout
+  out.push_back({"attention.softmax", elementwise(scores, 2, d.act), TpSync::kNone, true});  // read, write
+  if (dropout) {
+    // Read the probabilities, write a 1-byte mask and the dropped-out copy.
+    out.push_back({"attention.dropout", OpCost{0, 0, 0, 0, scores * (2 * d.act + 1)}, TpSync::kNone, true});
+  }
   out.push_back({"attention.values", OpCost{heads, d.seq, d.head_dim, d.seq, (scores + kv_values + q_values) * d.act},
                  TpSync::kNone, true});
 }
 
-void attention_core_backward(std::vector<WorkItem>& out, const Dims& d, bool flash) {
+void attention_core_backward(std::vector<WorkItem>& out, const Dims& d, bool flash, bool dropout) {
   const double heads = d.batch * d.heads;
   const double values = heads * d.seq * d.head_dim;
   if (flash) {
@@ -97,6 +101,7 @@ void attention_core_backward(std::vector<WorkItem>& out, const Dims& d, bool fla
   }
   const double scores = heads * d.seq * d.seq;
   out.push_back({"attention.values.backward", OpCost{2 * heads, d.seq, d.seq, d.head_dim, (2 * scores + 4 * values) * d.act}});
+  if (dropout) out.push_back({"attention.dropout.backward", OpCost{0, 0, 0, 0, scores * (2 * d.act + 1)}});
   out.push_back({"attention.softmax.backward", elementwise(scores, 3, d.act)});
   out.push_back({"attention.scores.backward", OpCost{2 * heads, d.seq, d.head_dim, d.seq, (scores + 4 * values) * d.act}});
 }
@@ -112,6 +117,10 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   const double qkv_width = (d.heads + 2 * d.kv_heads) * d.head_dim;
   const double up_width = (m.mlp == MlpKind::kSwiglu ? 2 : 1) * d.ffn;
   const double norm_values = d.norm_tokens * d.hidden;
+  // A residual add reads both inputs and writes the sum; with dropout on the branch it also
+  // writes a 1-byte mask (Megatron's fused bias-dropout-add), and its backward reads it.
+  const OpCost residual{0, 0, 0, 0, norm_values * (3 * d.act + (m.dropout ? 1 : 0))};
+  const OpCost residual_backward{0, 0, 0, 0, norm_values * (2 * d.act + (m.dropout ? 1 : 0))};
   // Before a column-parallel block: all-gather the sequence shards (SP); after a
   // row-parallel block: all-reduce (no SP) or reduce-scatter (SP).
   auto enter = [&](std::vector<WorkItem>& out, const char* name) {
@@ -125,11 +134,11 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   f.push_back({"norm1", elementwise(norm_values, 2, d.act)});
   enter(f, "tp.gather.attention");
   f.push_back({"qkv", projection(d.tokens, d.hidden, qkv_width, d.act)});
-  attention_core_forward(f, d, s.flash_attention);
+  attention_core_forward(f, d, s.flash_attention, m.dropout);
   f.push_back({"attention.out", projection(d.tokens, d.heads * d.head_dim, d.hidden, d.act)});
   if (!m.parallel_block) {
     leave(f, "tp.reduce.attention");
-    f.push_back({"residual1", elementwise(norm_values, 3, d.act)});
+    f.push_back({"residual1", residual});
     f.push_back({"norm2", elementwise(norm_values, 2, d.act)});
     enter(f, "tp.gather.mlp");
   }
@@ -137,10 +146,10 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   f.push_back({"mlp.activation", elementwise(d.tokens * d.ffn, m.mlp == MlpKind::kSwiglu ? 3 : 2, d.act)});
   f.push_back({"mlp.down", projection(d.tokens, d.ffn, d.hidden, d.act)});
   leave(f, "tp.reduce.mlp");
-  f.push_back({"residual2", elementwise(norm_values, 3, d.act)});
+  f.push_back({"residual2", residual});
 
   auto& b = w.backward;
-  b.push_back({"residual2.backward", elementwise(norm_values, 2, d.act)});
+  b.push_back({"residual2.backward", residual_backward});
   enter(b, "tp.gather.mlp.backward");
   projection_backward(b, "mlp.down", d.tokens, d.ffn, d.hidden, d.act);
   b.push_back({"mlp.activation.backward", elementwise(d.tokens * d.ffn, m.mlp == MlpKind::kSwiglu ? 5 : 3, d.act)});
@@ -148,11 +157,11 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   if (!m.parallel_block) {
     leave(b, "tp.reduce.mlp.backward");
     b.push_back({"norm2.backward", elementwise(norm_values, 4, d.act)});
-    b.push_back({"residual1.backward", elementwise(norm_values, 2, d.act)});
+    b.push_back({"residual1.backward", residual_backward});
     enter(b, "tp.gather.attention.backward");
   }
   projection_backward(b, "attention.out", d.tokens, d.heads * d.head_dim, d.hidden, d.act);
-  attention_core_backward(b, d, s.flash_attention);
+  attention_core_backward(b, d, s.flash_attention, m.dropout);
   projection_backward(b, "qkv", d.tokens, d.hidden, qkv_width, d.act);
   leave(b, "tp.reduce.attention.backward");
   b.push_back({"norm1.backward", elementwise(norm_values, 4, d.act)});

@@ -24,6 +24,9 @@ struct ModelSpec {
   bool tied_embeddings = true;
   PositionEmbedding position = PositionEmbedding::kLearned;
   NormKind norm = NormKind::kLayerNorm;
+  /// Dropout on the attention probabilities and on both residual branches (Megatron-LM's GPT
+  /// recipes train with it; LLaMA-style models and MaxText without). Costs memory passes.
+  bool dropout = false;
 };
 
 /// Parameters by part.

@@ -1,0 +1,117 @@
+#include "cli/validate_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "output/json_writer.hpp"
+#include "output/text_table.hpp"
+#include "util/suggest.hpp"
+#include "validation/validation_run.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// Enough significant digits to compare with the published figure.
+std::string value(double v) { return fixed(v, std::fabs(v) >= 100 ? 1 : std::fabs(v) >= 1 ? 2 : 4); }
+
+void print_json(const validation::ValidationReport& r) {
+  output::JsonWriter j(2);
+  j.begin_object();
+  j.key("results");
+  j.begin_array();
+  for (const auto& row : r.rows) {
+    j.begin_object();
+    j.member("id", row.id);
+    j.member("family", row.family);
+    j.member("metric", row.metric);
+    j.member("measured", row.measured);
+    j.member("predicted", row.predicted);
+    j.member("error", row.error);
+    j.key("assumptions");
+    j.begin_array();
+    for (const auto& a : row.assumptions) j.value(a);
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("skipped_rows");
+  j.begin_array();
+  for (const auto& s : r.skipped) {
+    j.begin_object();
+    j.member("id", s.id);
+    j.member("reason", s.reason);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("mape_by_family");
+  j.begin_object();
+  for (const auto& [family, mape] : r.mape_by_family) j.member(family, mape);
+  j.end_object();
+  j.member("mape", r.mape);
+  j.member("rows", r.rows.size());
+  j.member("skipped", r.skipped.size());
+  j.end_object();
+  std::cout << j.str() << "\n";
+}
+
+void print_text(const validation::ValidationReport& r, const std::string& data) {
+  std::ostringstream out;
+  out << "podsim validate · " << data << " · " << r.rows.size() + r.skipped.size() << " rows: " << r.rows.size()
+      << " simulated, " << r.skipped.size() << " skipped\n\n";
+  output::TextTable t({"id", "hardware", "metric", "measured", "predicted", "error"});
+  t.set_align(0, output::Align::kLeft);
+  t.set_align(1, output::Align::kLeft);
+  t.set_align(2, output::Align::kLeft);
+  std::map<std::string, std::string> by_assumption;
+  for (const auto& row : r.rows) {
+    std::string error = row.error >= 0 ? "+" : "";
+    error += fixed(100 * row.error, 1);
+    error += " %";
+    t.add_row({row.id, row.family, row.metric, value(row.measured), value(row.predicted), error});
+    for (const auto& a : row.assumptions) append_joined(by_assumption[a], ", ", row.id);
+  }
+  out << t.render();
+  if (!by_assumption.empty()) {
+    out << "\nwhere the rows are silent, podsim chose:\n";
+    for (const auto& [assumption, ids] : by_assumption) out << "  " << assumption << "  [" << ids << "]\n";
+  }
+  if (!r.skipped.empty()) {
+    out << "\nrows podsim cannot express:\n";
+    for (const auto& s : r.skipped) out << "  " << s.id << " (line " << s.line << "): " << s.reason << "\n";
+  }
+  out << "\nmean absolute percentage error:";
+  std::map<std::string, int> counts;
+  for (const auto& row : r.rows) ++counts[row.family];
+  for (const auto& [family, mape] : r.mape_by_family) {
+    out << "  " << family << " " << fixed(100 * mape, 1) << " % (" << counts[family] << ")";
+  }
+  out << "  · overall " << fixed(100 * r.mape, 1) << " % (" << r.rows.size() << " rows)\n";
+  std::cout << out.str();
+}
+
+}  // namespace
+
+void run_validate(const ValidateOptions& options) {
+  const std::filesystem::path root(options.root.empty() ? std::string(PODSIM_SOURCE_DIR) : options.root);
+  const std::filesystem::path data =
+      options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
+  const auto rows = validation::read_csv(data, validation::published_columns());
+  const auto report = validation::validate(rows, validation::Catalog{root});
+  if (options.json) {
+    print_json(report);
+  } else {
+    print_text(report, options.data.empty() ? "configs/validation/published.csv" : options.data);
+  }
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+namespace podsim::cli {
+
+/// `podsim validate`: predictions against published measurements.
+struct ValidateOptions {
+  std::string data;  ///< CSV in the published format; default: the project's own file
+  std::string root;  ///< repository root (configs/, topologies/); default: where podsim was built from
+  bool json = false;
+};
+
+/// Prints predicted vs measured per row, the rows it skipped and why, and the mean absolute
+/// percentage error per hardware family and overall.
+void run_validate(const ValidateOptions& options);
+
+}  // namespace podsim::cli

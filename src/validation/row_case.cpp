@@ -1,0 +1,335 @@
+#include "validation/row_case.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <regex>
+#include <sstream>
+
+#include "config/component_config.hpp"
+#include "config/topology_config.hpp"
+#include "util/error.hpp"
+
+namespace podsim::validation {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
+
+std::optional<long long> integer(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(cell, &used);
+    if (used == cell.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+enum class Shape { kGpu, kTpu2d, kTpu3d };
+
+/// A hardware family podsim ships files for.
+struct Family {
+  const char* match;  // lower-case substring of the hardware column
+  const char* also;   // a second substring that must be present ("" for none)
+  const char* label;
+  const char* hardware_file;
+  Shape shape;
+  const char* topology_file;  // link figures
+  const char* dcn_file;       // "" when no multislice file exists
+};
+
+constexpr Family kFamilies[] = {
+    {"h200", "", "H200", "h200", Shape::kGpu, "h100-superpod-1024", ""},
+    {"h100", "", "H100", "h100", Shape::kGpu, "h100-superpod-1024", ""},
+    {"a100", "80", "A100", "a100-80gb", Shape::kGpu, "a100-dgx-8x8", ""},
+    {"a100", "", "A100", "a100-40gb", Shape::kGpu, "a100-dgx-8x8", ""},
+    {"v5p", "", "TPU v5p", "tpu-v5p", Shape::kTpu3d, "tpu-v5p-4x4x4", "tpu-v5p-2x8x8x8"},
+    {"v5e", "", "TPU v5e", "tpu-v5e", Shape::kTpu2d, "tpu-v5e-16x16", "tpu-v5e-2x16x16"},
+    {"v6e", "", "TPU v6e", "tpu-v6e", Shape::kTpu2d, "tpu-v6e-16x16", ""},
+    {"v4", "", "TPU v4", "tpu-v4", Shape::kTpu3d, "tpu-v4-4x4x4", ""},
+};
+
+const Family* find_family(const std::string& hardware) {
+  const std::string h = lower(hardware);
+  for (const Family& f : kFamilies) {
+    if (h.find(f.match) != std::string::npos && (f.also[0] == '\0' || h.find(f.also) != std::string::npos)) return &f;
+  }
+  return nullptr;
+}
+
+/// Balanced power-of-two dims whose product is `chips` (3 axes, or 2 of at most 16).
+std::optional<std::vector<int>> slice_dims(long long chips, Shape shape) {
+  if (chips < 1 || (chips & (chips - 1)) != 0) return std::nullopt;
+  std::vector<int> dims(shape == Shape::kTpu3d ? 3 : 2, 1);
+  long long product = 1;
+  while (product < chips) {
+    auto smallest = std::min_element(dims.begin(), dims.end());
+    *smallest *= 2;
+    product *= 2;
+  }
+  std::sort(dims.begin(), dims.end());
+  if (shape == Shape::kTpu2d && dims.back() > 16) return std::nullopt;
+  return dims;
+}
+
+std::vector<bool> wraps(const std::vector<int>& dims, Shape shape) {
+  std::vector<bool> w;
+  // v5e/v6e: a wrap only on an axis of 16; v4/v5p: on every axis of slices made of whole
+  // 4x4x4 cubes (docs/reference/hardware.md §2.2).
+  const bool whole_cubes = std::all_of(dims.begin(), dims.end(), [](int d) { return d % 4 == 0; });
+  for (int d : dims) w.push_back(shape == Shape::kTpu2d ? d == 16 : whole_cubes && d >= 4);
+  return w;
+}
+
+topology::TopologySpec reference(const Catalog& c, const char* stem) {
+  return config::load_topology(c.root / "topologies" / (std::string(stem) + ".yaml")).spec;
+}
+
+struct Built {
+  std::optional<topology::TopologySpec> topology;
+  std::string reason;
+};
+
+/// The machine of a row: a GPU cluster of 8-GPU nodes, or TPU slices (joined by DCN).
+Built build_topology(const CsvRow& row, const Family& f, long long chips, const Catalog& c,
+                     std::vector<std::string>& assumptions) {
+  const std::string text = row.at("hardware");
+  topology::TopologySpec ref = reference(c, f.topology_file);
+  if (f.shape == Shape::kGpu) {
+    auto sw = std::get<topology::SwitchSpec>(ref.layout);
+    if (chips > 8 && chips % 8 != 0) return {std::nullopt, "not a whole number of 8-GPU nodes"};
+    sw.nodes = static_cast<int>(chips <= 8 ? 1 : chips / 8);
+    sw.chips_per_node = static_cast<int>(std::min<long long>(chips, 8));
+    assumptions.push_back(std::string("network: ") + f.topology_file + " links, " + std::to_string(sw.nodes) +
+                          " node(s) of " + std::to_string(sw.chips_per_node));
+    return {topology::TopologySpec{"row-" + row.at("id"), sw}, ""};
+  }
+  const auto grid_ref = std::get<topology::GridSpec>(ref.layout);
+  std::smatch m;
+  std::vector<int> dims;
+  long long slices = 1;
+  static const std::regex kExplicit(R"((\d+)x(\d+)(?:x(\d+))? slice)");
+  static const std::regex kMesh(R"(mesh \{X:(\d+), Y:(\d+)\})");
+  static const std::regex kSlices(R"((\d+)x v\d)");
+  if (std::regex_search(text, m, kExplicit)) {
+    dims = {std::stoi(m[1]), std::stoi(m[2])};
+    if (m[3].matched) dims.push_back(std::stoi(m[3]));
+  } else if (std::regex_search(text, m, kMesh)) {
+    dims = {std::stoi(m[1]), std::stoi(m[2])};
+  } else {
+    if (std::regex_search(text, m, kSlices)) slices = std::stoll(m[1]);
+    if (chips % slices != 0) return {std::nullopt, "chips do not divide into the slices"};
+    const auto d = slice_dims(chips / slices, f.shape);
+    if (!d) return {std::nullopt, "no standard slice shape for " + std::to_string(chips / slices) + " chips"};
+    dims = *d;
+    assumptions.push_back("slice shape chosen as the balanced one for the chip count");
+  }
+  topology::GridSpec grid{dims, wraps(dims, f.shape), false, grid_ref.link};
+  if (slices == 1) return {topology::TopologySpec{"row-" + row.at("id"), grid}, ""};
+  if (f.dcn_file[0] == '\0') return {std::nullopt, "no DCN figures shipped for this hardware"};
+  const auto dcn = std::get<topology::MultisliceSpec>(reference(c, f.dcn_file).layout).dcn;
+  assumptions.push_back(std::string("DCN per chip from ") + f.dcn_file);
+  return {topology::TopologySpec{"row-" + row.at("id"), topology::MultisliceSpec{static_cast<int>(slices), grid, dcn}},
+          ""};
+}
+
+/// Message bytes of a collective row: from a tensor shape like bf16[2048,8192], or from
+/// "message 1M" (sizes printed by nccl-tests are powers of two when the notes say so).
+std::optional<std::uint64_t> message_bytes(const CsvRow& row) {
+  std::smatch m;
+  const std::string model = row.at("model");
+  static const std::regex kShape(R"((bf16|fp16|f16|fp32|f32)\[([0-9, ]+)\])");
+  if (std::regex_search(model, m, kShape)) {
+    double bytes = (m[1] == "fp32" || m[1] == "f32") ? 4 : 2;
+    std::string list = m[2];
+    std::stringstream ss(list);
+    std::string item;
+    while (std::getline(ss, item, ',')) bytes *= std::stod(item);
+    return static_cast<std::uint64_t>(bytes);
+  }
+  static const std::regex kMessage(R"(message[^0-9]*([0-9.]+)\s*([kKMGT]?)(i?)B?)");
+  const std::string params = row.at("params");
+  if (!std::regex_search(params, m, kMessage)) return std::nullopt;
+  double v = std::stod(m[1]);
+  const std::string prefix = m[2];
+  const double step = m[3] == "i" ? 1024.0 : 1000.0;
+  const char p = prefix.empty() ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(prefix[0])));
+  const int power = p == 'K' ? 1 : p == 'M' ? 2 : p == 'G' ? 3 : p == 'T' ? 4 : 0;
+  v *= std::pow(step, power);
+  if (has(row.at("notes"), "binary sizes")) v = std::exp2(std::round(std::log2(v)));
+  return static_cast<std::uint64_t>(v);
+}
+
+RowCase collective_case(const CsvRow& row, const Family& f, long long chips, const Catalog& c, RowCase out) {
+  const std::string text = lower(row.at("model"));
+  CollectiveCase k;
+  if (text.find("all-reduce") != std::string::npos || text.find("allreduce") != std::string::npos) {
+    k.op = collectives::Op::kAllReduce;
+  } else if (text.find("allgather") != std::string::npos || text.find("all-gather") != std::string::npos) {
+    k.op = collectives::Op::kAllGather;
+  } else if (text.find("reduce-scatter") != std::string::npos || text.find("reducescatter") != std::string::npos) {
+    k.op = collectives::Op::kReduceScatter;
+  } else if (text.find("all-to-all") != std::string::npos || text.find("alltoall") != std::string::npos) {
+    k.op = collectives::Op::kAllToAll;
+  } else {
+    out.skip_reason = "collective operation not recognised";
+    return out;
+  }
+  const auto bytes = message_bytes(row);
+  if (!bytes || *bytes == 0) {
+    out.skip_reason = "message size not recognised";
+    return out;
+  }
+  k.bytes = *bytes;
+  Built b = build_topology(row, f, chips, c, out.assumptions);
+  if (!b.topology) {
+    out.skip_reason = b.reason;
+    return out;
+  }
+  k.topology = *b.topology;
+  k.chip = config::load_hardware(c.root / "configs" / "hardware" / (std::string(f.hardware_file) + ".yaml"));
+  const auto names = topology::axis_names(k.topology);
+  // Which axis the group spans: "along the 16-axis", "over Y", "_Y"; all axes otherwise.
+  std::smatch m;
+  const std::string hw = row.at("hardware") + " " + row.at("model");
+  static const std::regex kSized(R"(along the (\d+)-axis)");
+  static const std::regex kLetter(R"((?:over |_|along )([XYZ])\b)");
+  const auto* grid = std::get_if<topology::GridSpec>(&k.topology.layout);
+  if (grid != nullptr && std::regex_search(hw, m, kSized)) {
+    const int size = std::stoi(m[1]);
+    for (std::size_t a = 0; a < grid->dims.size(); ++a) {
+      if (grid->dims[a] == size) k.axes = {names[a]};
+    }
+  } else if (std::regex_search(hw, m, kLetter)) {
+    k.axes = {std::string(1, static_cast<char>(std::tolower(m.str(1)[0])))};
+  }
+  if (k.axes.empty()) k.axes = names;
+  out.what = k;
+  return out;
+}
+
+parallelism::Precision precision_of(const std::string& text, std::vector<std::string>& assumptions) {
+  using hardware::DType;
+  if (has(text, "fp16")) {
+    // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
+    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16};
+  }
+  if (has(text, "fp32 weights") || has(text, "fp32")) {
+    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16};
+  }
+  assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state");
+  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16};
+}
+
+}  // namespace
+
+RowCase express(const CsvRow& row, const Catalog& catalog) {
+  RowCase out;
+  const Family* f = find_family(row.at("hardware"));
+  if (f == nullptr) {
+    out.skip_reason = "hardware \"" + row.at("hardware") + "\" has no configs/hardware file";
+    return out;
+  }
+  out.family = f->label;
+  const auto chips = integer(row.at("n_chips"));
+  if (!chips || *chips < 1) {
+    out.skip_reason = "n_chips is not a positive whole number";
+    return out;
+  }
+  if (has(row.at("model"), "collective")) return collective_case(row, *f, *chips, catalog, std::move(out));
+
+  const auto layers = integer(row.at("layers"));
+  const auto hidden = integer(row.at("hidden"));
+  const auto ffn = integer(row.at("ffn_hidden"));
+  const auto heads = integer(row.at("heads"));
+  const auto seq = integer(row.at("seq_len"));
+  const auto vocab = integer(row.at("vocab"));
+  const auto batch = integer(row.at("global_batch_seqs"));
+  if (!layers || !hidden || !ffn || !heads || !seq || !vocab || !batch) {
+    out.skip_reason = "model dimensions or global batch missing";
+    return out;
+  }
+  runtime::Scenario s;
+  auto& m = s.model;
+  m.name = row.at("model");
+  m.layers = static_cast<int>(*layers);
+  m.hidden = static_cast<int>(*hidden);
+  m.ffn_hidden = static_cast<int>(*ffn);
+  m.heads = static_cast<int>(*heads);
+  m.kv_heads = static_cast<int>(integer(row.at("kv_heads")).value_or(*heads));
+  m.vocab = static_cast<int>(*vocab);
+  m.seq_len = static_cast<int>(*seq);
+  std::smatch hd;
+  static const std::regex kHeadDim(R"(head_dim (\d+))");
+  const std::string notes = row.at("notes");
+  m.head_dim = std::regex_search(notes, hd, kHeadDim) ? std::stoi(hd[1]) : m.hidden / m.heads;
+  // GPT (Megatron) models have a 4h GeLU MLP, learned positions and tied embeddings; the
+  // others are LLaMA-style (SwiGLU, rotary, untied, RMSNorm).
+  const bool gpt = m.ffn_hidden == 4 * m.hidden;
+  m.mlp = gpt ? workload::MlpKind::kGelu : workload::MlpKind::kSwiglu;
+  m.position = gpt ? workload::PositionEmbedding::kLearned : workload::PositionEmbedding::kRotary;
+  m.tied_embeddings = gpt;
+  m.norm = gpt ? workload::NormKind::kLayerNorm : workload::NormKind::kRmsNorm;
+  m.dropout = gpt;
+  out.assumptions.push_back(gpt ? "model: GPT block (GeLU, learned positions, tied embeddings, dropout 0.1 as Megatron-LM)"
+                                : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
+
+  Built b = build_topology(row, *f, *chips, catalog, out.assumptions);
+  if (!b.topology) {
+    out.skip_reason = b.reason;
+    return out;
+  }
+  s.topology = *b.topology;
+  s.chip = config::load_hardware(catalog.root / "configs" / "hardware" / (std::string(f->hardware_file) + ".yaml"));
+
+  auto& p = s.parallel;
+  p.tp = static_cast<int>(integer(row.at("tp")).value_or(1));
+  p.pp = static_cast<int>(integer(row.at("pp")).value_or(1));
+  p.dp = static_cast<int>(integer(row.at("dp")).value_or(*chips / std::max(1, p.tp * p.pp)));
+  const std::string zero = lower(row.at("zero_or_fsdp"));
+  p.zero = zero.find("fsdp") != std::string::npos || zero.find("zero-3") != std::string::npos    ? 3
+           : zero.find("zero-2") != std::string::npos                                            ? 2
+           : zero.find("zero-1") != std::string::npos || zero.find("distributed") != std::string::npos ? 1
+                                                                                                 : 0;
+  p.sequence_parallel = has(row.at("cp_or_sp"), "sequence parallel");
+  const auto v = integer(row.at("interleave_v"));
+  if (v && *v > 1) {
+    p.schedule = parallelism::PipelineSchedule::kInterleaved;
+    p.virtual_stages = static_cast<int>(*v);
+  } else if (p.pp > 1) {
+    out.assumptions.push_back("schedule: 1F1B without interleaving (not given)");
+  }
+
+  auto& t = s.training;
+  t.global_batch = static_cast<int>(*batch);
+  t.seq_len = m.seq_len;
+  const auto micro = integer(row.at("micro_batch"));
+  if (micro) {
+    t.micro_batch = static_cast<int>(*micro);
+  } else if (p.pp > 1) {
+    t.micro_batch = 1;
+    out.assumptions.push_back("micro batch 1 (not given; Megatron-LM's pipelined runs use 1)");
+  } else {
+    t.micro_batch = std::max(1, t.global_batch / std::max(1, p.dp));
+    out.assumptions.push_back("micro batch = global batch / dp: no gradient accumulation without a pipeline");
+  }
+  const std::string recompute = lower(row.at("recompute"));
+  t.recompute = recompute.find("selective") != std::string::npos || recompute.find("minimal") != std::string::npos
+                    ? parallelism::Recompute::kSelective
+                : recompute.find("full") != std::string::npos ? parallelism::Recompute::kFull
+                                                               : parallelism::Recompute::kNone;
+  t.precision = precision_of(row.at("precision"), out.assumptions);
+  t.flash_attention = has(notes, "flash");
+  s.network.fidelity = network::Fidelity::kAnalytical;
+  out.what = TrainingCase{s};
+  return out;
+}
+
+}  // namespace podsim::validation
