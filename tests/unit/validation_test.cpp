@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "util/error.hpp"
+#include "validation/row_case.hpp"
+#include "validation/validation_run.hpp"
+
+namespace podsim::validation {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Csv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) / ("podsim_csv_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& text) {
+    const fs::path p = dir_ / "t.csv";
+    std::ofstream(p) << text;
+    return p;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Csv, QuotedFieldsHoldCommasQuotesAndNewlines) {
+  const auto rows = read_csv(write("a,b\n1,\"x, \"\"y\"\"\nz\"\n2,w\n"), {"a", "b"});
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].at("b"), "x, \"y\"\nz");
+  EXPECT_EQ(rows[1].line, 4);
+  EXPECT_EQ(rows[1].at("missing"), "");
+}
+
+TEST_F(Csv, ErrorsNameTheLine) {
+  try {
+    read_csv(write("a,b\n1,2\n3\n"), {"a", "b"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.csv:3: 1 fields, but the header has 2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_csv(write("a,b\n1,\"open\n"), {"a"}), InputError);
+  try {
+    read_csv(write("id,sourse\n"), {"id", "source"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing column \"source\" (did you mean \"sourse\"?)"), std::string::npos);
+  }
+}
+
+CsvRow row(std::map<std::string, std::string> cells) {
+  CsvRow r;
+  r.line = 2;
+  r.cells = std::move(cells);
+  return r;
+}
+
+const Catalog kCatalog{PODSIM_SOURCE_DIR};
+
+TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
+  // An H100 LLaMA-3 8B run on 64 GPUs with FSDP: no such row ships with podsim.
+  const RowCase c = express(row({{"id", "new"}, {"hardware", "H100 SXM5 80GB, 8 per node"}, {"n_chips", "64"},
+                                 {"model", "LLaMA-3 8B"}, {"layers", "32"}, {"hidden", "4096"}, {"ffn_hidden", "14336"},
+                                 {"heads", "32"}, {"kv_heads", "8"}, {"seq_len", "8192"}, {"vocab", "128256"},
+                                 {"global_batch_seqs", "512"}, {"tp", "2"}, {"zero_or_fsdp", "FSDP"},
+                                 {"recompute", "selective"}, {"precision", "bf16"}, {"notes", "flash attention"}}),
+                            kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+  const auto& s = std::get<TrainingCase>(c.what).scenario;
+  EXPECT_EQ(c.family, "H100");
+  EXPECT_EQ(s.parallel.dp, 32);
+  EXPECT_EQ(s.parallel.zero, 3);
+  EXPECT_EQ(s.model.kv_heads, 8);
+  EXPECT_EQ(s.model.mlp, workload::MlpKind::kSwiglu);
+  EXPECT_TRUE(s.training.flash_attention);
+  EXPECT_EQ(s.training.micro_batch, 16);  // no pipeline: the whole per-replica batch
+  EXPECT_EQ(std::get<topology::SwitchSpec>(s.topology.layout).nodes, 8);
+  EXPECT_FALSE(c.assumptions.empty());
+}
+
+TEST(Express, TpuSlicesAndMultisliceShapes) {
+  const RowCase c = express(row({{"hardware", "TPU v5p (4x v5p-512 slices over DCN)"}, {"n_chips", "1024"},
+                                 {"model", "x"}, {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "4096"},
+                                 {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"}, {"global_batch_seqs", "1024"}}),
+                            kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+  const auto& ms = std::get<topology::MultisliceSpec>(std::get<TrainingCase>(c.what).scenario.topology.layout);
+  EXPECT_EQ(ms.slices, 4);
+  EXPECT_EQ(ms.slice.dims, (std::vector<int>{4, 8, 8}));
+  EXPECT_EQ(ms.slice.wraparound, (std::vector<bool>{true, true, true}));
+}
+
+TEST(Express, RowsItCannotExpressSayWhy) {
+  EXPECT_NE(express(row({{"hardware", "Cerebras CS-2"}, {"n_chips", "1"}}), kCatalog).skip_reason.find("no configs/hardware"),
+            std::string::npos);
+  EXPECT_NE(express(row({{"hardware", "A100 80GB"}, {"n_chips", "12"}, {"layers", "2"}, {"hidden", "64"},
+                         {"ffn_hidden", "256"}, {"heads", "2"}, {"seq_len", "64"}, {"vocab", "64"},
+                         {"global_batch_seqs", "12"}}),
+                    kCatalog)
+                .skip_reason.find("8-GPU nodes"),
+            std::string::npos);
+}
+
+TEST(Express, CollectiveRowsParseSizeAndAxis) {
+  const RowCase c = express(row({{"hardware", "8x A100-SXM4-80GB (single node)"}, {"n_chips", "8"},
+                                 {"model", "collective: NCCL all-reduce"}, {"params", "message 67M"},
+                                 {"notes", "binary sizes"}}),
+                            kCatalog);
+  ASSERT_TRUE(std::holds_alternative<CollectiveCase>(c.what)) << c.skip_reason;
+  EXPECT_EQ(std::get<CollectiveCase>(c.what).bytes, 1ull << 26);
+  const RowCase g = express(row({{"hardware", "TPU v5e, mesh {X:8, Y:4}, gather over Y"}, {"n_chips", "32"},
+                                 {"model", "collective: AllGather_Y bf16[2048,8192]"}}),
+                            kCatalog);
+  ASSERT_TRUE(std::holds_alternative<CollectiveCase>(g.what)) << g.skip_reason;
+  EXPECT_EQ(std::get<CollectiveCase>(g.what).bytes, 2048u * 8192 * 2);
+  EXPECT_EQ(std::get<CollectiveCase>(g.what).axes, (std::vector<std::string>{"y"}));
+}
+
+TEST(Validate, ComparesInTheRowsOwnMetric) {
+  // A pure-DP GPT on 8 A100s, reported as iteration time and as TFLOP/s with Eq. 3: the two
+  // predictions must be consistent (TFLOP/s = Eq. 3 FLOPs / (time × chips)).
+  auto make = [](const std::string& metric, const std::string& recompute, const std::string& value) {
+    return row({{"id", metric}, {"hardware", "A100-SXM4-80GB"}, {"n_chips", "8"}, {"model", "GPT"}, {"layers", "4"},
+                {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "16"}, {"seq_len", "1024"}, {"vocab", "51200"},
+                {"global_batch_seqs", "64"}, {"recompute", recompute}, {"precision", "fp16 mixed"},
+                {"measured_metric", metric}, {"measured_value", value}});
+  };
+  const auto report = validate({make("iteration time (s)", "full", "1"),
+                                make("achieved TFLOP/s per GPU", "full (FLOPs counted with Eq.3 incl. recompute)", "100"),
+                                make("something else", "", "1")},
+                               kCatalog);
+  ASSERT_EQ(report.rows.size(), 2u);
+  ASSERT_EQ(report.skipped.size(), 1u);
+  const double t = report.rows[0].predicted;
+  const double B = 64, L = 4, s = 1024, h = 1024, V = 51200;
+  const double eq3 = 96 * B * L * s * h * h * (1 + s / (6 * h) + V / (16 * h * L));
+  EXPECT_NEAR(report.rows[1].predicted, eq3 / (t * 8) / 1e12, 1e-9 * report.rows[1].predicted);
+}
+
+}  // namespace
+}  // namespace podsim::validation
