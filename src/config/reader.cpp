@@ -1,6 +1,7 @@
 #include "config/reader.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <set>
 
 #include "util/error.hpp"
@@ -38,7 +39,7 @@ std::optional<std::int64_t> to_integer(const std::string& s) {
 
 }  // namespace
 
-Reader::Reader(YAML::Node node, std::string path, const SourceMap& sources)
+Reader::Reader(YAML::Node node, std::string path, SourceMap& sources)
     : node_(std::move(node)), path_(std::move(path)), sources_(&sources) {
   if (!node_.IsMap()) {
     throw InputError(sources_->locate(path_, node_.Mark()) + ": " +
@@ -51,7 +52,8 @@ void Reader::fail(const std::string& key, const std::string& message) const {
   const std::string key_path = key.empty() ? path_ : join_path(path_, key);
   const YAML::Node& self = node_;
   YAML::Mark mark = node_.Mark();
-  if (!key.empty() && self[key].IsDefined()) mark = self[key].Mark();
+  // A defaulted value has no position of its own: point at the mapping that lacks it.
+  if (!key.empty() && self[key].IsDefined() && !sources_->is_default(key_path)) mark = self[key].Mark();
   throw InputError(sources_->locate(key_path, mark) + ": " +
                    (key_path.empty() ? std::string("document") : key_path) + ": " + message);
 }
@@ -86,7 +88,9 @@ bool Reader::has(const std::string& key) const {
 }
 
 void Reader::set_default(const std::string& key, const std::string& yaml_value) {
-  if (!has(key)) node_[key] = YAML::Load(yaml_value);
+  if (has(key)) return;
+  node_[key] = YAML::Load(yaml_value);
+  sources_->add_default(join_path(path_, key));
 }
 
 YAML::Node Reader::required(const std::string& key) const {
@@ -123,7 +127,9 @@ double Reader::real(const std::string& key, double min, double max) const {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) fail(key, "expected a number, got \"" + s + "\"");
   if (!(v >= min && v <= max)) {
-    fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + s);
+    char range[96];
+    std::snprintf(range, sizeof range, "must be between %g and %g", min, max);
+    fail(key, std::string(range) + ", got " + s);
   }
   return v;
 }

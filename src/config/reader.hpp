@@ -22,7 +22,7 @@ namespace podsim::config {
 class Reader {
  public:
   /// `node` must be a mapping (else the error names `path`).
-  Reader(YAML::Node node, std::string path, const SourceMap& sources);
+  Reader(YAML::Node node, std::string path, SourceMap& sources);
 
   /// Fails on a key not in `allowed` ("did you mean" the closest one) or a repeated key.
   /// Call first, so that a misspelt key is reported as such rather than as missing.
@@ -57,7 +57,7 @@ class Reader {
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
   const std::string& path() const { return path_; }
-  const SourceMap& sources() const { return *sources_; }
+  SourceMap& sources() const { return *sources_; }
 
  private:
   YAML::Node required(const std::string& key) const;
@@ -65,7 +65,7 @@ class Reader {
 
   YAML::Node node_;
   std::string path_;
-  const SourceMap* sources_;
+  SourceMap* sources_;
 };
 
 /// Checks `schema_version: 1` and a non-empty `name` (every podsim document has them).

@@ -7,6 +7,9 @@
 #include "parallelism/program_builder.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
+#include "util/suggest.hpp"
+
+#include <algorithm>
 
 namespace podsim::config {
 
@@ -51,6 +54,14 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   include(root, "hardware", dir, sources);
   const std::filesystem::path topology_dir = include(root, "topology", dir, sources);
   inline_topology_includes(root["topology"], "topology", topology_dir, sources);
+  // `network: contention` is shorthand for {model: contention}: expanded before overrides so
+  // that --set network.max_chunks=… works either way.
+  if (root["network"].IsScalar()) {
+    const YAML::Node shorthand = root["network"];
+    YAML::Node expanded(YAML::NodeType::Map);
+    expanded["model"] = shorthand;
+    root["network"] = expanded;
+  }
   apply_overrides(root, overrides, sources);
 
   Reader top(root, "", sources);
@@ -75,6 +86,19 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   Reader training = top.child("training");
   s.training = read_training(training, s.model);
 
+  // Mesh entries must name the topology's axes.
+  if (!s.parallel.mesh.empty()) {
+    const Reader mesh = parallel.child("mesh");
+    const std::vector<std::string> names = topology::axis_names(s.topology);
+    for (const auto& [logical, physical] : s.parallel.mesh) {
+      for (const auto& axis : physical) {
+        if (std::find(names.begin(), names.end(), axis) == names.end()) {
+          mesh.fail(logical, "unknown axis \"" + axis + "\"" + did_you_mean(axis, names) + "; " + s.topology.name +
+                                 " has axes " + join_choices(names));
+        }
+      }
+    }
+  }
   try {
     parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
   } catch (const parallelism::LayoutError& e) {

@@ -97,16 +97,8 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
 }
 
 network::NetworkSpec read_network_choice(Reader& parent) {
-  if (!parent.has("network")) parent.set_default("network", "{model: analytical}");
-  const YAML::Node n = parent.node("network");
-  if (n.IsScalar()) {
-    // Shorthand `network: contention`: checked here, then expanded so that the resolved
-    // document shows every network setting.
-    const std::string model = parent.choice("network", {"analytical", "contention"});
-    YAML::Node expanded(YAML::NodeType::Map);
-    expanded["model"] = model;
-    parent.replace("network", expanded);
-  }
+  // A word (`network: contention`) was expanded to {model: …} when the file was loaded.
+  if (!parent.has("network")) parent.set_default("network", "{}");
   Reader r = parent.child("network");
   return read_network(r);
 }

@@ -15,7 +15,7 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips);
 /// `training:`; seq_len defaults to the model's.
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model);
 
-/// `network:` given as a word ("analytical", "contention") or a mapping.
+/// `network:` (a word like `contention` is expanded to {model: contention} on loading).
 network::NetworkSpec read_network_choice(Reader& parent);
 
 }  // namespace podsim::config

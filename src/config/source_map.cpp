@@ -11,6 +11,13 @@ bool is_prefix(const std::string& prefix, const std::string& path) {
 }
 }  // namespace
 
+bool SourceMap::is_default(const std::string& path) const {
+  for (const auto& d : defaults_) {
+    if (is_prefix(d, path)) return true;
+  }
+  return false;
+}
+
 std::string join_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
@@ -52,10 +59,12 @@ std::string locate_path(const YAML::Node& root, const std::string& key_path, con
   while (begin <= key_path.size() && !key_path.empty()) {
     const std::size_t dot = key_path.find('.', begin);
     const std::string key = key_path.substr(begin, dot == std::string::npos ? std::string::npos : dot - begin);
+    const std::string walked = key_path.substr(0, dot);
     if (!at.IsMap()) break;
     const YAML::Node& here = at;
     const YAML::Node next = here[key];
-    if (!next.IsDefined()) break;
+    // A default podsim filled in has no position: report its nearest written ancestor.
+    if (!next.IsDefined() || sources.is_default(walked)) break;
     mark = next.Mark();
     at.reset(next);
     if (dot == std::string::npos) break;

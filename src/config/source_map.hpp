@@ -22,6 +22,10 @@ class SourceMap {
   /// `key_path` whose node carries `mark`.
   std::string locate(const std::string& key_path, const YAML::Mark& mark) const;
 
+  /// The value at `path` was filled in by podsim (a default): it has no position of its own.
+  void add_default(std::string path) { defaults_.push_back(std::move(path)); }
+  bool is_default(const std::string& path) const;
+
  private:
   struct Origin {
     std::string path;
@@ -29,6 +33,7 @@ class SourceMap {
     bool is_file;
   };
   std::vector<Origin> origins_;
+  std::vector<std::string> defaults_;
 };
 
 /// Where the value at `key_path` (e.g. "parallelism.tp") of `root` is: file:line:col of

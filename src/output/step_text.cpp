@@ -105,7 +105,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << " %   HFU " << fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
       << " GiB per chip (" << (r.fits() ? "fits" : "DOES NOT FIT") << ")\n";
   out << "batch " << s.training.global_batch << " × " << s.training.seq_len << " tokens = " << r.microbatches
-      << " microbatches of " << s.training.micro_batch << " per replica · " << s.chip.name << " · "
+      << (r.microbatches == 1 ? " microbatch of " : " microbatches of ") << s.training.micro_batch << " per replica · "
+      << s.chip.name << " · "
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
   out << "mesh: " << r.mesh << "\n\n";
 

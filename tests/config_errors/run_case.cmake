@@ -7,12 +7,15 @@
 # A file case reads its expectations from the file's leading comments:
 #   # expect: <substring of the error message>            (first line, required)
 #   # where: <file name>   the file the message must locate with ":<line>"; default: the case
-#                          file itself (used when the error is in an included file)
-# and is run twice:
+#                          file itself (used when the error is in an included file). It may
+#                          end in ":<line>" to pin the line (the message then has <file>:<line>:<col>)
+#   # command: run         optional: the case is a scenario, run only as
+#                            podsim run FILE -o WORK_DIR/out.h5
+# Without `# command:` the case is a topology and is run twice:
 #   podsim collective --topology FILE --sizes 1KiB -o WORK_DIR/out.h5
 #   podsim topo FILE      (the same message; the root key is "document" instead of "topology")
-# A command-line case runs `podsim collective ARGS -o OUTPUT` (ARGS separated by '|'); WHERE,
-# if given, is a file that the message must locate with ":<line>".
+# A command-line case runs `podsim ARGS -o OUTPUT` (ARGS separated by '|', the subcommand first);
+# WHERE, if given, is a file that the message must locate with ":<line>".
 #
 # Every run must: exit with code 2; print "podsim: error: " and the expected text on stderr;
 # name WHERE followed by ":<line>"; leave neither OUTPUT nor any "*.tmp.*" file behind.
@@ -89,30 +92,39 @@ if(DEFINED CASE_FILE)
   if(NOT EXISTS "${CASE_FILE}")
     message(FATAL_ERROR "case file ${CASE_FILE} does not exist")
   endif()
-  file(STRINGS "${CASE_FILE}" header LIMIT_COUNT 3)
+  file(STRINGS "${CASE_FILE}" header LIMIT_COUNT 5 ENCODING UTF-8)
   list(GET header 0 first)
   if(NOT first MATCHES "^# expect: (.+)$")
     message(FATAL_ERROR "${CASE_FILE}: the first line must be '# expect: <text>'")
   endif()
   set(EXPECT "${CMAKE_MATCH_1}")
   get_filename_component(WHERE "${CASE_FILE}" NAME)
+  set(CASE_COMMAND "")
   foreach(line IN LISTS header)
     if(line MATCHES "^# where: (.+)$")
       set(WHERE "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^# command: (.+)$")
+      set(CASE_COMMAND "${CMAKE_MATCH_1}")
     endif()
   endforeach()
   # Run from the case's directory with a relative path, as a user would type it.
   get_filename_component(RUN_DIR "${CASE_FILE}" DIRECTORY)
   get_filename_component(name "${CASE_FILE}" NAME)
-  check_run("collective" "collective;--topology;${name};--sizes;1KiB;-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
-  # `podsim topo` reads the file without the request around it: the root is the document.
-  set(topo_expect "${EXPECT}")
-  if(topo_expect MATCHES "^topology\\.(.*)$")
-    set(topo_expect "${CMAKE_MATCH_1}")
-  elseif(topo_expect MATCHES "^topology: (.*)$")
-    set(topo_expect "document: ${CMAKE_MATCH_1}")
+  if(CASE_COMMAND STREQUAL "run")
+    check_run("run" "run;${name};-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
+  elseif(NOT CASE_COMMAND STREQUAL "")
+    message(FATAL_ERROR "${CASE_FILE}: unknown '# command: ${CASE_COMMAND}'; the only one is 'run'")
+  else()
+    check_run("collective" "collective;--topology;${name};--sizes;1KiB;-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
+    # `podsim topo` reads the file without the request around it: the root is the document.
+    set(topo_expect "${EXPECT}")
+    if(topo_expect MATCHES "^topology\\.(.*)$")
+      set(topo_expect "${CMAKE_MATCH_1}")
+    elseif(topo_expect MATCHES "^topology: (.*)$")
+      set(topo_expect "document: ${CMAKE_MATCH_1}")
+    endif()
+    check_run("topo" "topo;${name}" "${topo_expect}" "${WHERE}" "")
   endif()
-  check_run("topo" "topo;${name}" "${topo_expect}" "${WHERE}" "")
 elseif(DEFINED ARGS)
   if(NOT DEFINED EXPECT)
     message(FATAL_ERROR "run_case.cmake: a command-line case needs -DEXPECT=...")

@@ -11,7 +11,20 @@ Run by ctest (label `example`, tests/example/CMakeLists.txt), one check per invo
   check_outputs.py determinism PODSIM TOPOLOGY NETWORK WORKDIR
       the same command run twice writes byte-identical files.
   check_outputs.py help PODSIM
-      `podsim --help`, `podsim topo --help`, `podsim collective --help` exit 0.
+      `podsim --help` and `podsim topo|collective|run --help` exit 0.
+  check_outputs.py run PODSIM SCENARIO WORKDIR [--json-only] [--expect-tier TIER]
+      `podsim run SCENARIO -o out.h5` exits 0 and out.h5 has the /summary, /breakdown, /memory
+      and /links tables of docs/output-schema.md, internally consistent (categories sum to the
+      step time, multiplicities cover the chips, the layout fits, 0 < mfu <= hfu < 1); the same
+      command again writes a byte-identical file; `podsim run SCENARIO --json` prints the same
+      figures. --json-only: only the --json run (for slow scenarios). --expect-tier: /links has
+      traffic on links of this tier (e.g. dcn). --same-as FILE: SCENARIO equals FILE except for
+      `name` and `network`.
+  check_outputs.py run-set PODSIM SCENARIO WORKDIR
+      `--set training.micro_batch=2` reaches the stored configuration and /summary.
+  check_outputs.py run-oom PODSIM SCENARIO WORKDIR --set K=V [--set K=V ...]
+      a layout that does not fit in HBM: exit 1, "does not fit in memory" on stderr, and the file
+      is still written (fits_in_memory = 0); with --allow-oom, exit 0 and fits_in_memory = 0.
 
 Uses the system python (/usr/bin/python3) for h5py. Exits 1 with a list of failures.
 """
@@ -258,13 +271,343 @@ def cmd_determinism(args):
 
 def cmd_help(args):
     c = Checker()
-    for sub in ([], ["topo"], ["collective"]):
+    for sub in ([], ["topo"], ["collective"], ["run"]):
         p = run([args.podsim, *sub, "--help"])
         c.check(p.returncode == 0, f"podsim {' '.join(sub)} --help exited {p.returncode}")
         c.check("Usage:" in p.stdout, f"podsim {' '.join(sub)} --help printed no usage:\n{p.stdout}")
     p = run([args.podsim, "--version"])
     c.check(p.returncode == 0 and p.stdout.startswith("podsim "), f"podsim --version: {p.returncode} {p.stdout!r}")
     return c.finish("help")
+
+
+# ---------------------------------------------------------------------------------------------
+# podsim run: the tables of src/output/step_tables.cpp (docs/output-schema.md), in order.
+
+SUMMARY_COLUMNS = [
+    ("scenario", "text", ""), ("model", "text", ""), ("hardware", "text", ""), ("topology", "text", ""),
+    ("mesh", "text", ""), ("network", "text", ""),
+    ("chips", "int", "1"), ("dp", "int", "1"), ("tp", "int", "1"), ("pp", "int", "1"),
+    ("schedule", "text", ""), ("virtual_stages", "int", "1"), ("zero", "int", "1"),
+    ("sequence_parallel", "int", "1"), ("global_batch", "int", "1"), ("micro_batch", "int", "1"),
+    ("microbatches", "int", "1"), ("seq_len", "int", "1"), ("recompute", "text", ""),
+    ("compute_dtype", "text", ""),
+    ("step_time_s", "real", "s"), ("tokens_per_s", "real", "1/s"), ("samples_per_s", "real", "1/s"),
+    ("mfu", "real", "1"), ("hfu", "real", "1"), ("model_flops", "real", "FLOP"),
+    ("hardware_flops", "real", "FLOP"), ("memory_peak_bytes", "real", "B"), ("hbm_capacity_bytes", "real", "B"),
+    ("fits_in_memory", "int", "1"), ("busiest_link_utilization", "real", "1"), ("representatives", "int", "1"),
+    ("events", "int", "1"),
+]
+# The time categories of src/runtime/time_category.hpp: they partition each chip's step.
+CATEGORY_COLUMNS = ["compute_forward_s", "compute_backward_s", "compute_recompute_s", "compute_optimizer_s",
+                    "comm_tp_s", "comm_dp_s", "comm_pp_s", "comm_other_s", "bubble_s", "input_stall_s", "idle_s"]
+CATEGORY_NAMES = ["compute.forward", "compute.backward", "compute.recompute", "compute.optimizer", "comm.tp",
+                  "comm.dp", "comm.pp", "comm.other", "bubble", "input_stall", "idle"]
+BREAKDOWN_COLUMNS = (
+    [("stage", "int", "1"), ("multiplicity", "int", "1")]
+    + [(n, "real", "s") for n in CATEGORY_COLUMNS]
+    + [("total_s", "real", "s"), ("overlapped_dp_s", "real", "s"), ("overlapped_pp_s", "real", "s"),
+       ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"), ("bytes_pp", "real", "B"), ("bytes_other", "real", "B"),
+       ("flops", "real", "FLOP")])
+MEMORY_PARTS = ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes"]
+MEMORY_COLUMNS = (
+    [("stage", "int", "1"), ("multiplicity", "int", "1")]
+    + [(n, "real", "B") for n in MEMORY_PARTS + ["total_bytes", "capacity_bytes"]]
+    + [("fits", "int", "1")])
+LINK_COLUMNS = [("link", "int", "1"), ("src", "int", "1"), ("dst", "int", "1"), ("axis", "text", ""),
+                ("tier", "text", ""), ("bytes", "real", "B"), ("busy_s", "real", "s"), ("utilization", "real", "1")]
+STEP_TABLES = {"summary": SUMMARY_COLUMNS, "breakdown": BREAKDOWN_COLUMNS, "memory": MEMORY_COLUMNS,
+               "links": LINK_COLUMNS}
+TIERS = {"ici", "node-switch", "scale-out", "dcn"}
+REL = 1e-9  # sums of per-category seconds, each rounded from integer picoseconds
+
+
+def check_table(f, name, columns, c):
+    """The table exists, is 1-D, has exactly `columns` (name, type, unit) in order, and a description.
+    Returns its rows, or None."""
+    import h5py
+    import numpy as np
+
+    if not c.check(name in f, f"no /{name} dataset; root has {list(f)}"):
+        return None
+    t = f[name]
+    c.check(t.ndim == 1, f"/{name} has {t.ndim} dimensions, expected 1")
+    names = [n for n, _, _ in columns]
+    if not c.check(t.dtype.names is not None and list(t.dtype.names) == names,
+                   f"/{name} columns {t.dtype.names}, expected {names} (a new column must be added to "
+                   f"docs/output-schema.md and to this script)"):
+        return None
+    for col, kind, _ in columns:
+        dt = t.dtype.fields[col][0]
+        if kind == "text":
+            c.check(h5py.check_string_dtype(dt) is not None, f"/{name}.{col} is {dt}, expected a string")
+        elif kind == "int":
+            c.check(dt == np.dtype("<i8"), f"/{name}.{col} is {dt}, expected <i8")
+        else:
+            c.check(dt == np.dtype("<f8"), f"/{name}.{col} is {dt}, expected <f8")
+    units = [as_text(u) for u in t.attrs.get("units", [])]
+    c.check(units == [u for _, _, u in columns], f"/{name} units {units}, expected {[u for _, _, u in columns]}")
+    c.check(as_text(t.attrs.get("description", "")).strip() != "", f"/{name} has no description")
+    return t[...]
+
+
+def read_step_file(path, c):
+    """The root attributes and the four tables of a `podsim run` file: (attrs dict, {table: rows})."""
+    import h5py
+    import numpy as np
+
+    with h5py.File(path, "r") as f:
+        attrs = {}
+        for key in ("podsim_version", "command_line", "config_yaml", "schema_version"):
+            if c.check(key in f.attrs, f"root attribute {key!r} missing"):
+                attrs[key] = f.attrs[key]
+        if "schema_version" in attrs:
+            v = attrs["schema_version"]
+            c.check(np.issubdtype(np.asarray(v).dtype, np.integer) and int(v) == 1,
+                    f"schema_version = {v!r}, expected the integer 1")
+        for key in ("podsim_version", "command_line", "config_yaml"):
+            if key in attrs:
+                attrs[key] = as_text(attrs[key])
+        tables = {name: check_table(f, name, cols, c) for name, cols in STEP_TABLES.items()}
+    return attrs, tables
+
+
+def parse_config(text, c):
+    try:
+        import yaml
+    except ImportError:
+        c.check(False, "python3-yaml is needed to parse config_yaml")
+        return None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        c.check(False, f"config_yaml is not valid YAML: {e}")
+        return None
+    c.check(isinstance(doc, dict), f"config_yaml is not a mapping: {text[:200]!r}")
+    return doc if isinstance(doc, dict) else None
+
+
+def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
+    """Everything docs/output-schema.md promises of a `podsim run` file. Returns (config, summary row)."""
+    attrs, tables = read_step_file(path, c)
+    line = attrs.get("command_line", "")
+    c.check(" run " in f" {line} " and scenario in line and path in line,
+            f"command_line {line!r} is not the command run")
+    config = parse_config(attrs.get("config_yaml", ""), c)
+    summary, breakdown, memory, links = (tables[n] for n in ("summary", "breakdown", "memory", "links"))
+    if summary is None or not c.check(len(summary) == 1, f"/summary has {len(summary)} rows, expected 1"):
+        return config, None
+    s = summary[0]
+    model = as_text(s["model"])
+    if config is not None:
+        name = config.get("model", {}).get("name") if isinstance(config.get("model"), dict) else None
+        c.check(name == model, f"config_yaml model.name = {name!r}, /summary model = {model!r}")
+        c.check(model in attrs["config_yaml"], f"config_yaml does not mention the model {model!r}")
+        c.check(config.get("topology", {}).get("name") == as_text(s["topology"]),
+                f"config_yaml topology.name differs from /summary topology {as_text(s['topology'])!r}")
+
+    chips, dp, tp, pp = (int(s[k]) for k in ("chips", "dp", "tp", "pp"))
+    step = float(s["step_time_s"])
+    c.check(dp * tp * pp == chips, f"dp x tp x pp = {dp} x {tp} x {pp} != chips {chips}")
+    c.check(step > 0 and math.isfinite(step), f"step_time_s = {step}")
+    gb, mb, seq = int(s["global_batch"]), int(s["micro_batch"]), int(s["seq_len"])
+    c.check(int(s["microbatches"]) * dp * mb == gb,
+            f"microbatches {int(s['microbatches'])} x dp {dp} x micro_batch {mb} != global_batch {gb}")
+    if step > 0:
+        c.close(float(s["tokens_per_s"]), gb * seq / step, "tokens_per_s = global_batch x seq_len / step_time_s")
+        c.close(float(s["samples_per_s"]), gb / step, "samples_per_s = global_batch / step_time_s")
+    mfu, hfu = float(s["mfu"]), float(s["hfu"])
+    c.check(0 < mfu <= hfu < 1, f"expected 0 < mfu <= hfu < 1, got mfu {mfu}, hfu {hfu}")
+    if float(s["model_flops"]) > 0:
+        c.close(hfu / mfu, float(s["hardware_flops"]) / float(s["model_flops"]),
+                "hfu / mfu = hardware_flops / model_flops")
+    c.check(int(s["fits_in_memory"]) == (1 if expect_fits else 0),
+            f"fits_in_memory = {int(s['fits_in_memory'])}, expected {1 if expect_fits else 0}")
+    c.check(as_text(s["network"]) in ("analytical", "contention"), f"network {as_text(s['network'])!r}")
+    c.check(as_text(s["schedule"]) in ("gpipe", "1f1b", "interleaved"), f"schedule {as_text(s['schedule'])!r}")
+    c.check(as_text(s["recompute"]) in ("none", "selective", "full"), f"recompute {as_text(s['recompute'])!r}")
+
+    if breakdown is not None and c.check(len(breakdown) == pp, f"/breakdown has {len(breakdown)} rows, expected pp = {pp}"):
+        c.check(int(s["representatives"]) == len(breakdown),
+                f"representatives {int(s['representatives'])} != /breakdown rows {len(breakdown)}")
+        c.check(sorted(int(r["stage"]) for r in breakdown) == list(range(pp)), "/breakdown stages are not 0..pp-1")
+        for r in breakdown:
+            where = f"/breakdown stage {int(r['stage'])}"
+            c.check(int(r["multiplicity"]) * len(breakdown) == chips,
+                    f"{where}: multiplicity {int(r['multiplicity'])} x {len(breakdown)} rows != {chips} chips")
+            parts = [float(r[n]) for n in CATEGORY_COLUMNS]
+            c.check(all(v >= 0 for v in parts), f"{where}: a negative category: {parts}")
+            c.close(sum(parts), step, f"{where}: the 11 categories sum to step_time_s", rel=REL)
+            c.close(float(r["total_s"]), step, f"{where}: total_s = step_time_s", rel=REL)
+            c.check(float(r["overlapped_dp_s"]) >= 0 and float(r["overlapped_pp_s"]) >= 0, f"{where}: negative overlap")
+            c.check(float(r["flops"]) > 0, f"{where}: flops = {float(r['flops'])}")
+        c.close(sum(float(r["flops"]) * int(r["multiplicity"]) for r in breakdown), float(s["hardware_flops"]),
+                "sum of /breakdown flops x multiplicity = hardware_flops")
+    if memory is not None and c.check(len(memory) == pp, f"/memory has {len(memory)} rows, expected pp = {pp}"):
+        peak = 0.0
+        for r in memory:
+            where = f"/memory stage {int(r['stage'])}"
+            c.check(int(r["multiplicity"]) * len(memory) == chips,
+                    f"{where}: multiplicity {int(r['multiplicity'])} x {len(memory)} rows != {chips} chips")
+            c.close(sum(float(r[n]) for n in MEMORY_PARTS), float(r["total_bytes"]), f"{where}: parts sum to total_bytes")
+            c.close(float(r["capacity_bytes"]), float(s["hbm_capacity_bytes"]), f"{where}: capacity_bytes")
+            fits = float(r["total_bytes"]) <= float(r["capacity_bytes"])
+            c.check(int(r["fits"]) == (1 if fits else 0), f"{where}: fits = {int(r['fits'])} but total {float(r['total_bytes'])}"
+                    f" vs capacity {float(r['capacity_bytes'])}")
+            peak = max(peak, float(r["total_bytes"]))
+        c.close(float(s["memory_peak_bytes"]), peak, "memory_peak_bytes = largest /memory total_bytes")
+        c.check(int(s["fits_in_memory"]) == (1 if all(int(r["fits"]) for r in memory) else 0),
+                "fits_in_memory disagrees with /memory fits")
+    if links is not None:
+        busiest = 0.0
+        for r in links:
+            where = f"/links link {int(r['link'])}"
+            c.check(as_text(r["tier"]) in TIERS, f"{where}: tier {as_text(r['tier'])!r}")
+            c.check(float(r["bytes"]) > 0, f"{where}: bytes = {float(r['bytes'])} (only links with traffic are listed)")
+            u = float(r["utilization"])
+            c.check(0 <= u <= 1, f"{where}: utilization {u}")
+            if step > 0:
+                c.close(u, float(r["busy_s"]) / step, f"{where}: utilization = busy_s / step_time_s")
+            busiest = max(busiest, u)
+        c.close(float(s["busiest_link_utilization"]), busiest, "busiest_link_utilization = largest /links utilization")
+        if expect_tier is not None:
+            carried = sum(float(r["bytes"]) for r in links if as_text(r["tier"]) == expect_tier)
+            c.check(carried > 0, f"no traffic on {expect_tier} links in /links")
+    return config, s
+
+
+def check_step_json(text, c):
+    """The --json object of `podsim run`; returns it or None."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        c.check(False, f"--json printed invalid JSON ({e}):\n{text}")
+        return None
+    if not c.check(isinstance(doc, dict), "--json did not print an object"):
+        return None
+    keys = ("scenario", "model", "chips", "dp", "tp", "pp", "step_time_s", "tokens_per_s", "samples_per_s", "mfu",
+            "hfu", "fits_in_memory", "memory_per_chip_bytes", "busiest_link_utilization", "breakdown_s")
+    missing = [k for k in keys if k not in doc]
+    if not c.check(not missing, f"--json lacks {missing}"):
+        return None
+    c.check(sorted(doc["breakdown_s"]) == sorted(CATEGORY_NAMES), f"breakdown_s keys {sorted(doc['breakdown_s'])}")
+    c.close(sum(doc["breakdown_s"].values()), doc["step_time_s"], "--json breakdown_s sums to step_time_s", rel=REL)
+    c.check(0 < doc["mfu"] <= doc["hfu"] < 1, f"--json: expected 0 < mfu <= hfu < 1, got {doc['mfu']}, {doc['hfu']}")
+    return doc
+
+
+def fresh(path):
+    if os.path.exists(path):
+        os.remove(path)
+
+
+def cmd_run(args):
+    c = Checker()
+    what = f"run {os.path.basename(args.scenario)}"
+    os.makedirs(args.workdir, exist_ok=True)
+    summary = None
+    if not args.json_only:
+        out = os.path.join(args.workdir, "out.h5")
+        first = os.path.join(args.workdir, "first.h5")
+        fresh(out)
+        fresh(first)
+        command = [args.podsim, "run", args.scenario, "-o", out]
+        p = run(command)
+        if not c.check(p.returncode == 0, f"exit code {p.returncode}: {p.stderr.strip()}"):
+            return c.finish(what)
+        c.check(p.stderr == "", f"stderr is not empty: {p.stderr!r}")
+        c.check("step" in p.stdout and "MFU" in p.stdout, f"no report on stdout:\n{p.stdout}")
+        if not c.check(os.path.isfile(out), f"{out} was not written"):
+            return c.finish(what)
+        _, summary = check_step_file(out, args.scenario, c, expect_tier=args.expect_tier)
+        # Determinism: the same command (same output path: command_line is stored) again.
+        shutil.move(out, first)
+        p = run(command)
+        c.check(p.returncode == 0, f"second run: exit code {p.returncode}")
+        if c.check(os.path.isfile(out), "the second run wrote no file"):
+            c.check(filecmp.cmp(first, out, shallow=False), f"two runs of the same command differ: {first} {out}")
+        leftovers = [n for n in os.listdir(args.workdir) if ".tmp." in n]
+        c.check(not leftovers, f"temporary files left behind: {leftovers}")
+    if args.same_as:
+        # A variant of another scenario: equal to it except for name and network.
+        import yaml
+        docs = []
+        for path in (args.scenario, args.same_as):
+            with open(path, encoding="utf-8") as fh:
+                doc = yaml.safe_load(fh)
+            docs.append({k: v for k, v in doc.items() if k not in ("name", "network")})
+        c.check(docs[0] == docs[1], f"{args.scenario} differs from {args.same_as} in more than name and network")
+    p = run([args.podsim, "run", args.scenario, "--json"])
+    if c.check(p.returncode == 0, f"--json: exit code {p.returncode}: {p.stderr.strip()}"):
+        doc = check_step_json(p.stdout, c)
+        if doc is not None:
+            c.check(doc["fits_in_memory"] is True, f"--json fits_in_memory = {doc['fits_in_memory']!r}")
+            c.check(doc["dp"] * doc["tp"] * doc["pp"] == doc["chips"], "--json: dp x tp x pp != chips")
+            if summary is not None:
+                for key in ("step_time_s", "mfu", "hfu", "tokens_per_s", "samples_per_s", "busiest_link_utilization"):
+                    c.close(doc[key], float(summary[key]), f"--json {key} vs /summary", rel=1e-12)
+                c.close(doc["memory_per_chip_bytes"], float(summary["memory_peak_bytes"]),
+                        "--json memory_per_chip_bytes vs /summary memory_peak_bytes", rel=1e-12)
+                for key in ("chips", "dp", "tp", "pp", "microbatches"):
+                    c.check(doc[key] == int(summary[key]), f"--json {key} {doc[key]} vs /summary {int(summary[key])}")
+                for key in ("scenario", "model", "hardware", "topology", "mesh"):
+                    c.check(doc[key] == as_text(summary[key]), f"--json {key} {doc[key]!r} vs /summary")
+    return c.finish(what)
+
+
+def cmd_run_set(args):
+    c = Checker()
+    what = f"run {os.path.basename(args.scenario)} --set training.micro_batch=2"
+    os.makedirs(args.workdir, exist_ok=True)
+    out = os.path.join(args.workdir, "out.h5")
+    fresh(out)
+    p = run([args.podsim, "run", args.scenario, "--set", "training.micro_batch=2", "-o", out])
+    if not c.check(p.returncode == 0, f"exit code {p.returncode}: {p.stderr.strip()}") or \
+            not c.check(os.path.isfile(out), f"{out} was not written"):
+        return c.finish(what)
+    config, s = check_step_file(out, args.scenario, c)
+    if config is not None:
+        mb = config.get("training", {}).get("micro_batch")
+        c.check(mb == 2, f"config_yaml training.micro_batch = {mb!r}, expected 2")
+    if s is not None:
+        c.check(int(s["micro_batch"]) == 2, f"/summary micro_batch = {int(s['micro_batch'])}, expected 2")
+        c.check(int(s["microbatches"]) == int(s["global_batch"]) // (2 * int(s["dp"])),
+                f"/summary microbatches = {int(s['microbatches'])}, expected global_batch / (2 dp)")
+    with __import__("h5py").File(out, "r") as f:
+        line = as_text(f.attrs["command_line"])
+    c.check("training.micro_batch=2" in line, f"command_line {line!r} lacks the --set")
+    return c.finish(what)
+
+
+def cmd_run_oom(args):
+    c = Checker()
+    sets = [a for kv in args.set for a in ("--set", kv)]
+    what = f"run {os.path.basename(args.scenario)} {' '.join(sets)} (does not fit)"
+    os.makedirs(args.workdir, exist_ok=True)
+    # Without --allow-oom: the report is printed and the file written, then podsim fails (exit 1).
+    out = os.path.join(args.workdir, "out.h5")
+    fresh(out)
+    p = run([args.podsim, "run", args.scenario, *sets, "-o", out])
+    c.check(p.returncode == 1, f"exit code {p.returncode}, expected 1: {p.stderr.strip()}")
+    c.check(p.stderr.startswith("podsim: simulation failed: ") and "does not fit in memory" in p.stderr,
+            f"stderr {p.stderr!r} does not say 'podsim: simulation failed: ... does not fit in memory'")
+    c.check("--allow-oom" in p.stderr, "the message does not mention --allow-oom")
+    c.check("DOES NOT FIT" in p.stdout, f"the report on stdout does not say DOES NOT FIT:\n{p.stdout}")
+    if c.check(os.path.isfile(out), "no file written (podsim writes the report before failing)"):
+        check_step_file(out, args.scenario, c, expect_fits=False)
+    # With --allow-oom: exit 0, fits_in_memory = 0.
+    out2 = os.path.join(args.workdir, "allow-oom.h5")
+    fresh(out2)
+    p = run([args.podsim, "run", args.scenario, *sets, "--allow-oom", "-o", out2, "--json"])
+    c.check(p.returncode == 0, f"--allow-oom: exit code {p.returncode}: {p.stderr.strip()}")
+    c.check(p.stderr == "", f"--allow-oom: stderr is not empty: {p.stderr!r}")
+    if c.check(os.path.isfile(out2), "--allow-oom: no file written"):
+        check_step_file(out2, args.scenario, c, expect_fits=False)
+    doc = check_step_json(p.stdout, c) if p.returncode == 0 else None
+    if doc is not None:
+        c.check(doc["fits_in_memory"] is False, f"--allow-oom --json fits_in_memory = {doc['fits_in_memory']!r}")
+    leftovers = [n for n in os.listdir(args.workdir) if ".tmp." in n]
+    c.check(not leftovers, f"temporary files left behind: {leftovers}")
+    return c.finish(what)
 
 
 def main():
@@ -289,6 +632,22 @@ def main():
     p = sub.add_parser("help")
     p.add_argument("podsim")
     p.set_defaults(func=cmd_help)
+    p = sub.add_parser("run")
+    for a in ("podsim", "scenario", "workdir"):
+        p.add_argument(a)
+    p.add_argument("--json-only", action="store_true")
+    p.add_argument("--expect-tier")
+    p.add_argument("--same-as")
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser("run-set")
+    for a in ("podsim", "scenario", "workdir"):
+        p.add_argument(a)
+    p.set_defaults(func=cmd_run_set)
+    p = sub.add_parser("run-oom")
+    for a in ("podsim", "scenario", "workdir"):
+        p.add_argument(a)
+    p.add_argument("--set", action="append", required=True)
+    p.set_defaults(func=cmd_run_oom)
     args = parser.parse_args()
     return args.func(args)
 
