@@ -45,13 +45,19 @@ int NetworkCommModel::group_size(CommAxis axis) const {
   return mesh_.axes()[static_cast<std::size_t>(mesh_.axis_index(axis_name(axis)))].size;
 }
 
-std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, int stage) const {
+const std::vector<topology::MeshGroup>& NetworkCommModel::groups_of(int logical_axis) {
+  auto it = groups_.find(logical_axis);
+  if (it == groups_.end()) it = groups_.emplace(logical_axis, mesh_.groups(logical_axis)).first;
+  return it->second;
+}
+
+std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, int stage) {
   // The groups of this axis inside pipeline stage `stage`: they run this collective
   // together (the other stages run theirs at other times).
   const int pp = mesh_.axis_index("pp");
   std::vector<topology::MeshGroup> in_stage;
-  for (auto& mg : mesh_.groups(logical_axis)) {
-    if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(std::move(mg));
+  for (const auto& mg : groups_of(logical_axis)) {
+    if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(mg);
   }
   std::vector<collectives::Group> out;
   for (const auto& mg : representative_or_all(std::move(in_stage))) {
@@ -93,7 +99,7 @@ SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int
     return use(Key{int(axis), int(op), size, lo, hi}, [&] {
       const int pp = mesh_.axis_index("pp");
       std::vector<collectives::Group> pairs;
-      for (const auto& mg : representative_or_all(mesh_.groups(pp))) {
+      for (const auto& mg : representative_or_all(groups_of(pp))) {
         pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
         pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
       }
@@ -118,7 +124,7 @@ SimTime NetworkCommModel::send(int from, int to, double bytes) {
     // Every chip of stage `from` sends to its counterpart in stage `to` at once.
     collectives::Schedule schedule;
     const int pp = mesh_.axis_index("pp");
-    for (const auto& mg : representative_or_all(mesh_.groups(pp))) {
+    for (const auto& mg : representative_or_all(groups_of(pp))) {
       schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
     }
     return run(schedule);

@@ -54,13 +54,16 @@ class NetworkCommModel final : public CommModel {
 
   SimTime use(const Key& key, const std::function<Result()>& simulate);
   Result run(const collectives::Schedule& schedule) const;
-  std::vector<collectives::Group> axis_groups(int logical_axis, int stage) const;
+  std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
   std::vector<topology::MeshGroup> representative_or_all(std::vector<topology::MeshGroup> groups) const;
+  /// mesh_.groups(axis), computed once per axis (it walks every chip).
+  const std::vector<topology::MeshGroup>& groups_of(int logical_axis);
 
   const topology::Topology& topo_;
   const topology::DeviceMesh& mesh_;
   network::NetworkSpec net_;
   std::map<Key, Result> cache_;
+  std::map<int, std::vector<topology::MeshGroup>> groups_;
   std::vector<LinkLoad> loads_;
 };
 

@@ -1,9 +1,11 @@
 // Wall time of simulating one training step: GPT-3 175B on a 4096-chip TPU v4 pod
-// (tp 8, pp 16, dp 32, 1F1B, selective recompute), on both network models.
+// (configs/examples/gpt3-175b-tpu-v4.yaml: tp 8, pp 16, dp 32, 1F1B, selective recompute),
+// on both network models.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
 
+#include "config/scenario_config.hpp"
 #include "runtime/step_simulation.hpp"
 
 namespace {
@@ -11,30 +13,10 @@ namespace {
 using namespace podsim;
 
 runtime::Scenario gpt3_on_v4(network::Fidelity fidelity) {
-  runtime::Scenario s;
-  // configs/models/gpt3-175b.yaml
-  s.model = workload::ModelSpec{"gpt3-175b", 96, 12288, 49152, 96, 96, 128, 51200, 2048,
-                                workload::MlpKind::kGelu, false, true, workload::PositionEmbedding::kLearned,
-                                workload::NormKind::kLayerNorm};
-  // configs/hardware/tpu-v4.yaml (peak, HBM; efficiencies as shipped)
-  s.chip.name = "tpu-v4";
-  s.chip.peak_flops = {{hardware::DType::kBf16, 275e12}, {hardware::DType::kInt8, 275e12}};
-  s.chip.hbm_capacity_bytes = 32.0 * (1ull << 30);
-  s.chip.hbm_bandwidth_Bps = 1200e9;
-  s.chip.matmul_tile = 128;
-  s.chip.efficiency = hardware::Efficiency{0.8, 0.85, 1'000'000, 0.95, 0.9};
-  s.topology = topology::TopologySpec{"tpu-v4-16x16x16",
-                                      topology::GridSpec{{16, 16, 16}, {true, true, true}, false, {45e9, 1'000'000}}};
+  // The shipped default scenario, so the benchmark measures what users run.
+  runtime::Scenario s =
+      config::load_scenario(std::string(PODSIM_SOURCE_DIR) + "/configs/examples/gpt3-175b-tpu-v4.yaml").scenario;
   s.network.fidelity = fidelity;
-  s.parallel.dp = 32;
-  s.parallel.tp = 8;
-  s.parallel.pp = 16;
-  s.parallel.zero = 1;
-  s.parallel.sequence_parallel = true;
-  s.training.global_batch = 1536;
-  s.training.micro_batch = 1;
-  s.training.seq_len = 2048;
-  s.training.recompute = parallelism::Recompute::kSelective;
   return s;
 }
 
