@@ -114,6 +114,7 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
   real("hfu", "1", r.hfu);
   real("model_flops", "FLOP", r.model_flops_per_step);
   real("hardware_flops", "FLOP", r.hardware_flops_per_step);
+  real("padding_waste", "1", r.padding_waste());
   real("memory_peak_bytes", "B", peak_memory(r));
   real("hbm_capacity_bytes", "B", s.chip.hbm_capacity_bytes);
   integer("fits_in_memory", "1", r.fits() ? 1 : 0);
@@ -139,6 +140,7 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
   br.add_real("bytes_pp", "B");
   br.add_real("bytes_other", "B");
   br.add_real("flops", "FLOP");
+  br.add_real("padded_flops", "FLOP");
   for (const auto& st : r.execution.stages) {
     br.ints("stage").push_back(st.stage);
     br.ints("multiplicity").push_back(st.multiplicity);
@@ -158,6 +160,7 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     br.reals("bytes_pp").push_back(st.comm_bytes[2]);
     br.reals("bytes_other").push_back(st.comm_bytes[3]);
     br.reals("flops").push_back(st.flops);
+    br.reals("padded_flops").push_back(st.padded_flops);
   }
   tables.push_back(std::move(br));
 

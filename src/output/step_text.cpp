@@ -108,7 +108,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << (r.microbatches == 1 ? " microbatch of " : " microbatches of ") << s.training.micro_batch << " per replica · "
       << s.chip.name << " · "
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
-  out << "mesh: " << r.mesh << "\n\n";
+  out << "mesh: " << r.mesh << "   matmul padding waste " << fixed(100 * r.padding_waste(), 1) << " % (tile "
+      << s.chip.matmul_tile << ")\n\n";
 
   const std::size_t pace = pacing_stage(r);
   const auto& st = r.execution.stages[pace];
@@ -168,6 +169,7 @@ std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, 
   j.member("samples_per_s", r.samples_per_s);
   j.member("mfu", r.mfu);
   j.member("hfu", r.hfu);
+  j.member("padding_waste", r.padding_waste());
   j.member("fits_in_memory", r.fits());
   std::size_t mem_stage = 0;
   j.member("memory_per_chip_bytes", largest_memory(r, &mem_stage).total);

@@ -4,6 +4,10 @@
 
 namespace podsim::runtime {
 
+double StepReport::padding_waste() const {
+  return padded_flops_per_step > 0 ? 1.0 - hardware_flops_per_step / padded_flops_per_step : 0.0;
+}
+
 bool StepReport::fits() const {
   for (const auto& m : memory) {
     if (!m.fits()) return false;
@@ -38,7 +42,10 @@ StepReport simulate_step(const Scenario& s) {
   r.simulated_collectives = comm.simulated();
   r.step_s = to_seconds(r.execution.step_ps);
   r.model_flops_per_step = plan.model_flops_per_step;
-  for (const auto& st : r.execution.stages) r.hardware_flops_per_step += st.flops * st.multiplicity;
+  for (const auto& st : r.execution.stages) {
+    r.hardware_flops_per_step += st.flops * st.multiplicity;
+    r.padded_flops_per_step += st.padded_flops * st.multiplicity;
+  }
   r.peak_flops = s.chip.peak_flops.at(s.training.precision.compute);
   if (r.step_s > 0) {
     r.tokens_per_s = plan.tokens_per_step / r.step_s;

@@ -23,10 +23,14 @@ struct StepReport {
   double samples_per_s = 0;
   double model_flops_per_step = 0;  ///< standard count (6·N·tokens + attention)
   double hardware_flops_per_step = 0;  ///< executed, recompute included, all chips
+  double padded_flops_per_step = 0;    ///< the same with matmul dims padded to the chip's tile
   double mfu = 0;                   ///< model FLOPs / (step × chips × peak)
   double hfu = 0;                   ///< hardware FLOPs / (step × chips × peak)
   double peak_flops = 0;            ///< per chip, in the compute dtype
   std::size_t simulated_collectives = 0;
+
+  /// Share of executed matmul work lost to padding dims up to the tile (0..1).
+  double padding_waste() const;
 
   /// True when every stage fits in HBM.
   bool fits() const;

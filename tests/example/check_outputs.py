@@ -293,7 +293,7 @@ SUMMARY_COLUMNS = [
     ("compute_dtype", "text", ""),
     ("step_time_s", "real", "s"), ("tokens_per_s", "real", "1/s"), ("samples_per_s", "real", "1/s"),
     ("mfu", "real", "1"), ("hfu", "real", "1"), ("model_flops", "real", "FLOP"),
-    ("hardware_flops", "real", "FLOP"), ("memory_peak_bytes", "real", "B"), ("hbm_capacity_bytes", "real", "B"),
+    ("hardware_flops", "real", "FLOP"), ("padding_waste", "real", "1"), ("memory_peak_bytes", "real", "B"), ("hbm_capacity_bytes", "real", "B"),
     ("fits_in_memory", "int", "1"), ("busiest_link_utilization", "real", "1"), ("representatives", "int", "1"),
     ("events", "int", "1"),
 ]
@@ -307,7 +307,7 @@ BREAKDOWN_COLUMNS = (
     + [(n, "real", "s") for n in CATEGORY_COLUMNS]
     + [("total_s", "real", "s"), ("overlapped_dp_s", "real", "s"), ("overlapped_pp_s", "real", "s"),
        ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"), ("bytes_pp", "real", "B"), ("bytes_other", "real", "B"),
-       ("flops", "real", "FLOP")])
+       ("flops", "real", "FLOP"), ("padded_flops", "real", "FLOP")])
 MEMORY_PARTS = ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes"]
 MEMORY_COLUMNS = (
     [("stage", "int", "1"), ("multiplicity", "int", "1")]
@@ -440,6 +440,7 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
             c.close(float(r["total_s"]), step, f"{where}: total_s = step_time_s", rel=REL)
             c.check(float(r["overlapped_dp_s"]) >= 0 and float(r["overlapped_pp_s"]) >= 0, f"{where}: negative overlap")
             c.check(float(r["flops"]) > 0, f"{where}: flops = {float(r['flops'])}")
+            c.check(float(r["padded_flops"]) >= float(r["flops"]), f"{where}: padded_flops < flops")
         c.close(sum(float(r["flops"]) * int(r["multiplicity"]) for r in breakdown), float(s["hardware_flops"]),
                 "sum of /breakdown flops x multiplicity = hardware_flops")
     if memory is not None and c.check(len(memory) == pp, f"/memory has {len(memory)} rows, expected pp = {pp}"):
