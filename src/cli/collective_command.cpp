@@ -87,10 +87,9 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
       << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n\n";
   output::TextTable table({"size", "time", "algbw", "busbw", "busiest link"});
   for (const auto& r : timings) {
-    char util[32];
-    std::snprintf(util, sizeof util, "%.1f %%", 100.0 * r.max_link_utilization);
     table.add_row({units::format_bytes(static_cast<double>(r.bytes)), units::format_seconds(r.time_s),
-                   units::format_bandwidth(r.algbw_Bps), units::format_bandwidth(r.busbw_Bps), util});
+                   units::format_bandwidth(r.algbw_Bps), units::format_bandwidth(r.busbw_Bps),
+                   units::format_fixed(100.0 * r.max_link_utilization, 1) + " %"});
   }
   out << table.render();
   std::cout << out.str();

@@ -9,20 +9,17 @@
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
 #include "util/suggest.hpp"
+#include "util/units.hpp"
 #include "validation/validation_run.hpp"
 
 namespace podsim::cli {
 
 namespace {
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using units::format_fixed;
 
 /// Enough significant digits to compare with the published figure.
-std::string value(double v) { return fixed(v, std::fabs(v) >= 100 ? 1 : std::fabs(v) >= 1 ? 2 : 4); }
+std::string value(double v) { return format_fixed(v, std::fabs(v) >= 100 ? 1 : std::fabs(v) >= 1 ? 2 : 4); }
 
 void print_json(const validation::ValidationReport& r) {
   output::JsonWriter j(2);
@@ -75,7 +72,7 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
   std::map<std::string, std::string> by_assumption;
   for (const auto& row : r.rows) {
     std::string error = row.error >= 0 ? "+" : "";
-    error += fixed(100 * row.error, 1);
+    error += format_fixed(100 * row.error, 1);
     error += " %";
     t.add_row({row.id, row.family, row.metric, value(row.measured), value(row.predicted), error});
     for (const auto& a : row.assumptions) append_joined(by_assumption[a], ", ", row.id);
@@ -93,9 +90,9 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
   std::map<std::string, int> counts;
   for (const auto& row : r.rows) ++counts[row.family];
   for (const auto& [family, mape] : r.mape_by_family) {
-    out << "  " << family << " " << fixed(100 * mape, 1) << " % (" << counts[family] << ")";
+    out << "  " << family << " " << format_fixed(100 * mape, 1) << " % (" << counts[family] << ")";
   }
-  out << "  · overall " << fixed(100 * r.mape, 1) << " % (" << r.rows.size() << " rows)\n";
+  out << "  · overall " << format_fixed(100 * r.mape, 1) << " % (" << r.rows.size() << " rows)\n";
   std::cout << out.str();
 }
 

@@ -105,13 +105,7 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
     relocate(e, root, sources);
   }
   try {
-    auto preferred = [&](const char* name) {
-      const auto it = s.parallel.mesh.find(name);
-      return it == s.parallel.mesh.end() ? std::vector<std::string>{} : it->second;
-    };
-    const topology::DeviceMesh mesh(topo, {{"tp", s.parallel.tp, preferred("tp")},
-                                           {"dp", s.parallel.dp, preferred("dp")},
-                                           {"pp", s.parallel.pp, preferred("pp")}});
+    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   } catch (const InputError& e) {
     const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
     throw InputError(locate_path(root, key, sources) + ": " + key + ": " + e.what());

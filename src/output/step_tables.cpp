@@ -10,28 +10,6 @@ namespace {
 
 using runtime::TimeCategory;
 
-const char* schedule_name(parallelism::PipelineSchedule s) {
-  switch (s) {
-    case parallelism::PipelineSchedule::kGPipe:
-      return "gpipe";
-    case parallelism::PipelineSchedule::kInterleaved:
-      return "interleaved";
-    default:
-      return "1f1b";
-  }
-}
-
-const char* recompute_name(parallelism::Recompute r) {
-  switch (r) {
-    case parallelism::Recompute::kSelective:
-      return "selective";
-    case parallelism::Recompute::kFull:
-      return "full";
-    default:
-      return "none";
-  }
-}
-
 const char* tier_name(topology::LinkTier t) {
   switch (t) {
     case topology::LinkTier::kNodeSwitch:
@@ -97,7 +75,7 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
   integer("dp", "1", s.parallel.dp);
   integer("tp", "1", s.parallel.tp);
   integer("pp", "1", s.parallel.pp);
-  text("schedule", schedule_name(s.parallel.schedule));
+  text("schedule", parallelism::schedule_name(s.parallel.schedule));
   integer("virtual_stages", "1", s.parallel.virtual_stages);
   integer("zero", "1", s.parallel.zero);
   integer("sequence_parallel", "1", s.parallel.sequence_parallel ? 1 : 0);
@@ -105,7 +83,7 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
   integer("micro_batch", "1", s.training.micro_batch);
   integer("microbatches", "1", r.microbatches);
   integer("seq_len", "1", s.training.seq_len);
-  text("recompute", recompute_name(s.training.recompute));
+  text("recompute", parallelism::recompute_name(s.training.recompute));
   text("compute_dtype", std::string(hardware::dtype_name(s.training.precision.compute)));
   real("step_time_s", "s", r.step_s);
   real("tokens_per_s", "1/s", r.tokens_per_s);

@@ -15,15 +15,11 @@ namespace {
 
 using runtime::TimeCategory;
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+using units::format_fixed;
 
 /// 253500 -> "253,500".
 std::string grouped(double v) {
-  std::string digits = fixed(v, 0);
+  std::string digits = format_fixed(v, 0);
   std::string out;
   const std::size_t first = digits.size() % 3 == 0 ? 3 : digits.size() % 3;
   out = digits.substr(0, first);
@@ -34,7 +30,7 @@ std::string grouped(double v) {
   return out;
 }
 
-std::string gib(double bytes) { return fixed(bytes / double(1ull << 30), 1); }
+std::string gib(double bytes) { return format_fixed(bytes / double(1ull << 30), 1); }
 
 const char* schedule_label(const parallelism::ParallelSpec& p) {
   if (p.pp == 1) return "no pipeline";
@@ -45,17 +41,6 @@ const char* schedule_label(const parallelism::ParallelSpec& p) {
       return "interleaved 1F1B";
     default:
       return "1F1B";
-  }
-}
-
-const char* recompute_label(parallelism::Recompute r) {
-  switch (r) {
-    case parallelism::Recompute::kSelective:
-      return "selective";
-    case parallelism::Recompute::kFull:
-      return "full";
-    default:
-      return "none";
   }
 }
 
@@ -98,17 +83,17 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   if (p.zero > 0) out << " · ZeRO-" << p.zero;
   if (p.sequence_parallel && p.tp > 1) out << " · sequence parallel";
   out << " · " << hardware::dtype_name(s.training.precision.compute) << " · recompute "
-      << recompute_label(s.training.recompute) << "\n";
+      << parallelism::recompute_name(s.training.recompute) << "\n";
   std::size_t mem_stage = 0;
   const auto& mem = largest_memory(r, &mem_stage);
-  out << "step " << fixed(r.step_s, 3) << " s   tokens/s " << grouped(r.tokens_per_s) << "   MFU " << fixed(100 * r.mfu, 1)
-      << " %   HFU " << fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
+  out << "step " << format_fixed(r.step_s, 3) << " s   tokens/s " << grouped(r.tokens_per_s) << "   MFU " << format_fixed(100 * r.mfu, 1)
+      << " %   HFU " << format_fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
       << " GiB per chip (" << (r.fits() ? "fits" : "DOES NOT FIT") << ")\n";
   out << "batch " << s.training.global_batch << " × " << s.training.seq_len << " tokens = " << r.microbatches
       << (r.microbatches == 1 ? " microbatch of " : " microbatches of ") << s.training.micro_batch << " per replica · "
       << s.chip.name << " · "
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
-  out << "mesh: " << r.mesh << "   matmul padding waste " << fixed(100 * r.padding_waste(), 1) << " % (tile "
+  out << "mesh: " << r.mesh << "   matmul padding waste " << format_fixed(100 * r.padding_waste(), 1) << " % (tile "
       << s.chip.matmul_tile << ")\n\n";
 
   const std::size_t pace = pacing_stage(r);
@@ -123,11 +108,11 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       "bubble", "input stall", "idle"};
   for (std::size_t c = 0; c < runtime::kCategories; ++c) {
     const double sec = to_seconds(st.time_ps[c]);
-    t.add_row({labels_by_category[c], fixed(sec, 3), fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
+    t.add_row({labels_by_category[c], format_fixed(sec, 3), format_fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
   }
   out << t.render();
   const double overlapped_dp = to_seconds(std::max<SimTime>(0, st.comm_busy_ps[1] - st.time_ps[static_cast<std::size_t>(TimeCategory::kCommDp)]));
-  if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << fixed(overlapped_dp, 3) << " s)\n";
+  if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << format_fixed(overlapped_dp, 3) << " s)\n";
   if (r.execution.stages.size() > 1) {
     SimTime lo = st.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)];
     SimTime hi = lo;
@@ -135,8 +120,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       lo = std::min(lo, other.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)]);
       hi = std::max(hi, other.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)]);
     }
-    out << "  bubble across the " << r.execution.stages.size() << " stages: " << fixed(to_seconds(lo), 3) << " – "
-        << fixed(to_seconds(hi), 3) << " s\n";
+    out << "  bubble across the " << r.execution.stages.size() << " stages: " << format_fixed(to_seconds(lo), 3) << " – "
+        << format_fixed(to_seconds(hi), 3) << " s\n";
   }
   out << "\nmemory per chip (stage " << mem_stage << "): weights " << gib(mem.weights) << " · gradients "
       << gib(mem.gradients) << " · optimizer " << gib(mem.optimizer) << " · activations " << gib(mem.activations)
@@ -145,7 +130,7 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   out << "bytes per step per chip: tp " << units::format_bytes(st.comm_bytes[0]) << " · dp "
       << units::format_bytes(st.comm_bytes[1]) << " · pp " << units::format_bytes(st.comm_bytes[2]);
   if (st.comm_bytes[3] > 0) out << " · other " << units::format_bytes(st.comm_bytes[3]);
-  if (!b.label.empty()) out << "     busiest link " << fixed(100 * b.utilization, 0) << " % (" << b.label << ")";
+  if (!b.label.empty()) out << "     busiest link " << format_fixed(100 * b.utilization, 0) << " % (" << b.label << ")";
   out << "\n";
   return out.str();
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hardware/dtype.hpp"
+#include "topology/device_mesh.hpp"
 #include "util/error.hpp"
 
 namespace podsim::parallelism {
@@ -63,6 +64,15 @@ class LayoutError : public InputError {
  private:
   std::string key_;
 };
+
+/// "gpipe", "1f1b", "interleaved" — as written in scenarios and outputs.
+const char* schedule_name(PipelineSchedule s);
+/// "none", "selective", "full".
+const char* recompute_name(Recompute r);
+
+/// The logical axes of a layout as DeviceMesh requests, in placement order: tensor
+/// parallelism first (most traffic), then data, then pipeline, each with its `mesh:` preferences.
+std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p);
 
 /// Microbatches per step: global_batch / (dp × micro_batch). Throws LayoutError.
 int microbatches(const ParallelSpec& p, const TrainingSpec& t);

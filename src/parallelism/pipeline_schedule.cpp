@@ -60,6 +60,36 @@ int peak_in_flight(const std::vector<PipelineAction>& order) {
   return peak;
 }
 
+const char* schedule_name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kGPipe:
+      return "gpipe";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved";
+    default:
+      return "1f1b";
+  }
+}
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+    default:
+      return "none";
+  }
+}
+
+std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p) {
+  auto preferred = [&](const char* name) {
+    const auto it = p.mesh.find(name);
+    return it == p.mesh.end() ? std::vector<std::string>{} : it->second;
+  };
+  return {{"tp", p.tp, preferred("tp")}, {"dp", p.dp, preferred("dp")}, {"pp", p.pp, preferred("pp")}};
+}
+
 int microbatches(const ParallelSpec& p, const TrainingSpec& t) {
   const long long per_step = static_cast<long long>(p.dp) * t.micro_batch;
   if (t.global_batch % per_step != 0) {

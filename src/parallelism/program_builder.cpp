@@ -61,6 +61,27 @@ EdgeParams edge_params(const workload::ModelSpec& model, const ParallelSpec& par
   return e;
 }
 
+/// A collective task on `stream`.
+Task collective(Stream stream, CommAxis axis, CommOp op, double bytes) {
+  Task t;
+  t.kind = TaskKind::kCollective;
+  t.stream = stream;
+  t.axis = axis;
+  t.op = op;
+  t.bytes = bytes;
+  return t;
+}
+
+/// The compute stream waiting for pipeline message `message` from stage `peer`.
+Task receive(int peer, std::uint32_t message) {
+  Task t;
+  t.kind = TaskKind::kRecv;
+  t.axis = CommAxis::kPp;
+  t.peer = peer;
+  t.message = message;
+  return t;
+}
+
 std::uint32_t message_id(const Context& c, bool forward, int virtual_stage, int microbatch) {
   return static_cast<std::uint32_t>(((forward ? 0 : 1) * c.virtual_total + virtual_stage) * c.microbatches + microbatch);
 }
@@ -121,13 +142,7 @@ class StageBuilder {
     if (!zero3()) return {};
     std::vector<std::uint32_t> window;
     if (gathered_.size() >= 2) window.push_back(gathered_[gathered_.size() - 2]);
-    Task g;
-    g.kind = TaskKind::kCollective;
-    g.stream = Stream::kDpGather;
-    g.axis = CommAxis::kDp;
-    g.op = CommOp::kAllGather;
-    g.bytes = params * c_.comm_bytes;
-    return {p_.add(g, window)};
+    return {p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes), window)};
   }
 
   void note_gathered_compute() {
@@ -138,13 +153,8 @@ class StageBuilder {
   void gradients_ready(double params, bool final_microbatch) {
     if (zero3()) {
       // FSDP reduce-scatters every microbatch's gradients as they come.
-      Task r;
-      r.kind = TaskKind::kCollective;
-      r.stream = Stream::kDpReduce;
-      r.axis = CommAxis::kDp;
-      r.op = CommOp::kReduceScatter;
-      r.bytes = params * c_.comm_bytes;
-      reductions_.push_back(p_.add(r, {last_}));
+      reductions_.push_back(
+          p_.add(collective(Stream::kDpReduce, CommAxis::kDp, CommOp::kReduceScatter, params * c_.comm_bytes), {last_}));
       return;
     }
     if (final_microbatch) ready_grads_.push_back({params, last_});
@@ -152,15 +162,11 @@ class StageBuilder {
 
   void forward(const PipelineAction& a) {
     const int vs = virtual_stage(a.chunk);
-    Task in;
+    Task in = receive(stage_of(vs - 1), message_id(c_, true, vs, a.microbatch));
     if (vs == 0) {
+      in = Task{};
       in.kind = TaskKind::kInput;
       in.message = static_cast<std::uint32_t>(a.microbatch);
-    } else {
-      in.kind = TaskKind::kRecv;
-      in.axis = CommAxis::kPp;
-      in.peer = stage_of(vs - 1);
-      in.message = message_id(c_, true, vs, a.microbatch);
     }
     last_ = p_.add(in);
     if (vs == 0) {
@@ -187,12 +193,7 @@ class StageBuilder {
       gradients_ready(c_.head_params, final_microbatch);
       if (final_microbatch) tied_sync_dep_ = last_;
     } else {
-      Task in;
-      in.kind = TaskKind::kRecv;
-      in.axis = CommAxis::kPp;
-      in.peer = stage_of(vs + 1);
-      in.message = message_id(c_, false, vs, a.microbatch);
-      last_ = p_.add(in);
+      last_ = p_.add(receive(stage_of(vs + 1), message_id(c_, false, vs, a.microbatch)));
     }
     for (int l = 0; l < c_.layers_per_chunk; ++l) {
       const auto gather = gather_params(c_.layer_params);
@@ -235,13 +236,9 @@ class StageBuilder {
       std::uint32_t dep = 0;
       auto flush = [&] {
         if (bucket <= 0) return;
-        Task r;
-        r.kind = TaskKind::kCollective;
-        r.stream = Stream::kDpReduce;
-        r.axis = CommAxis::kDp;
-        r.op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
-        r.bytes = bucket * c_.comm_bytes;
-        reductions_.push_back(p_.add(r, {c_.training.overlap_dp ? dep : last_backward_}));
+        const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
+        reductions_.push_back(p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, bucket * c_.comm_bytes),
+                                     {c_.training.overlap_dp ? dep : last_backward_}));
         bucket = 0;
       };
       for (const auto& [params, task] : ready_grads_) {
@@ -256,12 +253,7 @@ class StageBuilder {
     const bool first = stage_ == 0;
     const bool last = stage_ == c_.parallel.pp - 1;
     if (c_.model.tied_embeddings && c_.parallel.pp > 1 && (first || last)) {
-      Task t;
-      t.kind = TaskKind::kCollective;
-      t.stream = Stream::kOther;
-      t.axis = CommAxis::kOther;
-      t.op = CommOp::kAllReduce;
-      t.bytes = c_.embedding_params * c_.comm_bytes;
+      Task t = collective(Stream::kOther, CommAxis::kOther, CommOp::kAllReduce, c_.embedding_params * c_.comm_bytes);
       t.peer = first ? c_.parallel.pp - 1 : 0;
       reductions_.push_back(p_.add(t, {tied_sync_dep_}));
     }
@@ -282,13 +274,8 @@ class StageBuilder {
 
     if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1) {
       // Every replica gathers the updated weights it did not update itself.
-      Task g;
-      g.kind = TaskKind::kCollective;
-      g.stream = Stream::kDpGather;
-      g.axis = CommAxis::kDp;
-      g.op = CommOp::kAllGather;
-      g.bytes = params * c_.comm_bytes;
-      const std::uint32_t gather = p_.add(g, {last_});
+      const std::uint32_t gather =
+          p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes), {last_});
       Task w;
       w.kind = TaskKind::kWait;
       w.axis = CommAxis::kDp;

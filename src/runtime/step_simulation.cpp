@@ -20,15 +20,7 @@ StepReport simulate_step(const Scenario& s) {
   const topology::Topology topo(topology::with_link_efficiency(s.topology, eff.ici, eff.dcn));
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
-  auto preferred = [&](const char* name) {
-    const auto it = s.parallel.mesh.find(name);
-    return it == s.parallel.mesh.end() ? std::vector<std::string>{} : it->second;
-  };
-  // Requests in placement order: tensor parallelism innermost (most traffic), then data,
-  // then pipeline (DeviceMesh gives data parallelism the slow tiers first).
-  const topology::DeviceMesh mesh(topo, {{"tp", s.parallel.tp, preferred("tp")},
-                                         {"dp", s.parallel.dp, preferred("dp")},
-                                         {"pp", s.parallel.pp, preferred("pp")}});
+  const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
   NetworkCommModel comm(topo, mesh, s.network);
 

@@ -170,6 +170,12 @@ std::string format_scaled(double value, const char* const* names, double step, i
 }
 }  // namespace
 
+std::string format_fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 std::string format_bandwidth(double bytes_per_s) {
   static const char* const kNames[] = {"", "K", "M", "G", "T", "P"};
   return format_scaled(bytes_per_s, kNames, 1000.0, 6, "B/s");

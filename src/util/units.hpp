@@ -30,6 +30,9 @@ std::uint64_t parse_bytes(std::string_view text);
 /// FLOP per second from "275 TFLOP/s", "1.97e14 FLOP/s", "989 TFLOPS". Must be > 0.
 double parse_flop_rate(std::string_view text);
 
+/// `v` with `digits` digits after the point ("%.*f").
+std::string format_fixed(double v, int digits);
+
 /// "45 GB/s"-style rendering of a bandwidth in bytes per second, 3 significant digits.
 std::string format_bandwidth(double bytes_per_s);
 /// "1.00 GiB"-style rendering of a size; exact binary sizes print with binary prefixes.
