@@ -23,7 +23,7 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
 
 /// Pieces a pipelined broadcast of `bytes` over a chain of `n` chips is cut into: the
 /// integer near sqrt((n−2)·S·/(B·α)) that balances per-piece latency against pipeline
-/// fill, between 1 and 64. Time ≈ (n−2+P)·(α + S/(P·B)).
+/// fill, between 1 and 64. Time ≈ (n−1)·α + (n−2+P)·S/(P·B).
 int broadcast_pieces(std::uint32_t n, std::uint64_t bytes, double bandwidth_Bps,
                      SimTime latency_ps);
 

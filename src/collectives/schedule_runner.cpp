@@ -1,76 +1,106 @@
 #include "collectives/schedule_runner.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/simulator.hpp"
+#include "util/error.hpp"
 
 namespace podsim::collectives {
 
 namespace {
 
+/// Compressed lists: for each transfer, the transfers that wait for it.
+struct Adjacency {
+  std::vector<std::uint32_t> begin;
+  std::vector<TransferIndex> items;
+
+  void build(std::size_t n, const std::vector<std::pair<TransferIndex, TransferIndex>>& edges) {
+    begin.assign(n + 1, 0);
+    for (const auto& [from, to] : edges) ++begin[from + 1];
+    for (std::size_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+    items.resize(edges.size());
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (const auto& [from, to] : edges) items[fill[from]++] = to;
+  }
+};
+
 /// Sends transfers as their dependencies complete.
 class Runner final : public network::TransferListener {
  public:
-  explicit Runner(const Schedule& schedule)
-      : schedule_(schedule),
-        pending_(schedule.size()),
-        dependents_begin_(schedule.size() + 1, 0),
-        finish_ps_(schedule.collectives(), 0) {
-    // Invert the dependency lists (CSR) so a completion finds its dependents directly.
+  Runner(const Schedule& schedule, const network::LocalVertices& local)
+      : schedule_(schedule), local_(local), pending_(schedule.size()), finish_ps_(schedule.collectives(), 0) {
+    std::vector<std::pair<TransferIndex, TransferIndex>> on_departure;
+    std::vector<std::pair<TransferIndex, TransferIndex>> on_arrival;
     for (TransferIndex i = 0; i < schedule.size(); ++i) {
+      const ChipId src = schedule.transfer(i).src;
       pending_[i] = static_cast<std::uint32_t>(schedule.deps(i).size());
-      for (TransferIndex d : schedule.deps(i)) ++dependents_begin_[d + 1];
+      for (TransferIndex d : schedule.deps(i)) {
+        const PlannedTransfer& dep = schedule.transfer(d);
+        if (dep.src == src) {
+          on_departure.emplace_back(d, i);
+        } else if (dep.dst == src) {
+          on_arrival.emplace_back(d, i);
+        } else {
+          throw SimulationError("transfer " + std::to_string(i) + " from chip " + std::to_string(src) +
+                                " waits for transfer " + std::to_string(d) + ", which neither leaves nor reaches it");
+        }
+      }
     }
-    for (std::size_t i = 0; i < schedule.size(); ++i) dependents_begin_[i + 1] += dependents_begin_[i];
-    dependents_.resize(dependents_begin_.back());
-    std::vector<std::uint32_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
-    for (TransferIndex i = 0; i < schedule.size(); ++i) {
-      for (TransferIndex d : schedule.deps(i)) dependents_[fill[d]++] = i;
-    }
+    after_departure_.build(schedule.size(), on_departure);
+    after_arrival_.build(schedule.size(), on_arrival);
   }
 
   void attach(network::NetworkModel& net) { net_ = &net; }
 
   void start(core::Simulator& sim) {
     for (TransferIndex i = 0; i < schedule_.size(); ++i) {
-      if (pending_[i] == 0) send(sim, i);
+      if (pending_[i] == 0 && is_local(schedule_.transfer(i).src)) send(sim, i);
     }
   }
 
-  void transfer_done(core::Simulator& sim, std::uint64_t tag) override {
-    const auto i = static_cast<TransferIndex>(tag);
-    SimTime& finish = finish_ps_[schedule_.transfer(i).collective];
+  void transfer_departed(core::Simulator& sim, std::uint32_t tag) override { release(sim, after_departure_, tag); }
+
+  void transfer_done(core::Simulator& sim, std::uint32_t tag) override {
+    SimTime& finish = finish_ps_[schedule_.transfer(tag).collective];
     finish = std::max(finish, sim.now());
-    for (std::uint32_t k = dependents_begin_[i]; k < dependents_begin_[i + 1]; ++k) {
-      const TransferIndex next = dependents_[k];
-      if (--pending_[next] == 0) send(sim, next);
-    }
+    release(sim, after_arrival_, tag);
   }
 
   const std::vector<SimTime>& finish_ps() const { return finish_ps_; }
 
  private:
+  bool is_local(ChipId c) const { return local_.empty() || local_[c] != 0; }
+
+  void release(core::Simulator& sim, const Adjacency& waiting, TransferIndex done) {
+    for (std::uint32_t k = waiting.begin[done]; k < waiting.begin[done + 1]; ++k) {
+      const TransferIndex next = waiting.items[k];
+      if (--pending_[next] == 0) send(sim, next);
+    }
+  }
+
   void send(core::Simulator& sim, TransferIndex i) {
     const PlannedTransfer& t = schedule_.transfer(i);
     net_->send(sim, t.src, t.dst, t.bytes, i);
   }
 
   const Schedule& schedule_;
+  const network::LocalVertices& local_;
   network::NetworkModel* net_ = nullptr;
   std::vector<std::uint32_t> pending_;
-  std::vector<std::uint32_t> dependents_begin_;
-  std::vector<TransferIndex> dependents_;
+  Adjacency after_departure_;
+  Adjacency after_arrival_;
   std::vector<SimTime> finish_ps_;
 };
 
 }  // namespace
 
 ScheduleResult run_schedule(const topology::Topology& topo, const network::NetworkSpec& net_spec,
-                            const Schedule& schedule) {
-  core::SequentialSynchronizer sync;
-  core::Simulator sim(sync);
-  Runner runner(schedule);
-  const auto net = network::make_network(net_spec, topo, sim, 0, runner);
+                            const Schedule& schedule, const RunPart& part) {
+  core::SequentialSynchronizer sequential;
+  core::Simulator sim(part.sync != nullptr ? *part.sync : static_cast<core::Synchronizer&>(sequential));
+  Runner runner(schedule, part.local);
+  const auto net = network::make_network(net_spec, topo, sim, 0, runner, part.local);
   runner.attach(*net);
   runner.start(sim);
   sim.run();

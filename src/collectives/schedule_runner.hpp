@@ -4,20 +4,49 @@
 #include <vector>
 
 #include "collectives/schedule.hpp"
+#include "core/synchronizer.hpp"
 #include "network/network_model.hpp"
 
 namespace podsim::collectives {
 
-/// What running a schedule produced.
+/// What running a schedule produced (in a partitioned run: this process's part of it).
 struct ScheduleResult {
   std::vector<SimTime> finish_ps;  ///< per collective: when its last transfer arrived
   std::vector<network::LinkUsage> links;
   std::uint64_t events = 0;  ///< engine events processed
 };
 
-/// Executes a schedule on a network: each transfer is sent the moment the transfers it
-/// depends on have all arrived. Everything starts at time 0.
+/// How to run: alone (the defaults), or as one process of a partitioned run, which
+/// simulates the vertices marked in `local` and talks to the others through `sync`.
+struct RunPart {
+  core::Synchronizer* sync = nullptr;  ///< nullptr: sequential
+  network::LocalVertices local;        ///< empty: every vertex
+};
+
+/// Executes a schedule on a network. Each transfer is sent from its source chip the moment
+/// its dependencies are met, all observed at that chip: a dependency on a transfer the same
+/// chip sent is met when its last byte has left (the buffer is free); a dependency on a
+/// transfer the chip received is met when its last byte has arrived. Everything starts at 0.
+/// Throws SimulationError if a dependency is neither (it could not be observed locally).
 ScheduleResult run_schedule(const topology::Topology& topo, const network::NetworkSpec& net,
-                            const Schedule& schedule);
+                            const Schedule& schedule, const RunPart& part = {});
+
+/// Runs schedules; a partitioned implementation (MPI) plugs in here.
+class ScheduleExecutor {
+ public:
+  virtual ~ScheduleExecutor() = default;
+  /// The whole result: finish times and the load of every link, whoever simulated them.
+  virtual ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
+                             const Schedule& schedule) = 0;
+};
+
+/// Runs every schedule in this process.
+class SequentialExecutor final : public ScheduleExecutor {
+ public:
+  ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
+                     const Schedule& schedule) override {
+    return run_schedule(topo, net, schedule);
+  }
+};
 
 }  // namespace podsim::collectives

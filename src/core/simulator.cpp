@@ -6,6 +6,11 @@
 
 namespace podsim::core {
 
+void Synchronizer::send_remote(const Event& event) {
+  throw SimulationError("event for entity " + std::to_string(event.target) +
+                        ", which is remote, in a run without remote entities");
+}
+
 std::optional<SimTime> SequentialSynchronizer::next_window_end(Simulator& sim) {
   if (sim.idle()) return std::nullopt;
   return kTimeInfinity;
@@ -16,6 +21,11 @@ void Simulator::bind(EntityId entity, EventHandler& handler) {
     handlers_.resize(entity + 1, nullptr);
   }
   handlers_[entity] = &handler;
+}
+
+void Simulator::mark_remote(EntityId entity) {
+  if (entity >= remote_.size()) remote_.resize(entity + 1, 0);
+  remote_[entity] = 1;
 }
 
 void Simulator::schedule(SimTime time, EntityId origin, EntityId target, std::uint32_t kind,
@@ -32,7 +42,12 @@ void Simulator::schedule(SimTime time, EntityId origin, EntityId target, std::ui
   if (sequence == 0xFFFF'FFFFu) {
     throw SimulationError("entity " + std::to_string(origin) + " scheduled more than 2^32 events");
   }
-  queue_.push(Event{time, make_tie(priority, origin, sequence), target, kind, a, b});
+  const Event event{time, make_tie(priority, origin, sequence), target, kind, a, b};
+  if (target < remote_.size() && remote_[target] != 0) {
+    sync_->send_remote(event);
+    return;
+  }
+  queue_.push(event);
 }
 
 void Simulator::insert(const Event& event) {

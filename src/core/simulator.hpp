@@ -31,6 +31,8 @@ class Simulator {
 
   /// Routes events addressed to `entity` to `handler` (which must outlive the simulator).
   void bind(EntityId entity, EventHandler& handler);
+  /// Events addressed to `entity` go to the synchronizer (another process simulates it).
+  void mark_remote(EntityId entity);
 
   /// Schedules an event at absolute time `time` (>= now) for `target`, created by `origin`
   /// (<= kMaxOrigin). One origin may schedule up to 2^32 events.
@@ -58,6 +60,7 @@ class Simulator {
   Synchronizer* sync_;
   EventQueue queue_;
   std::vector<EventHandler*> handlers_;
+  std::vector<char> remote_;  // per entity: simulated elsewhere
   std::vector<std::uint32_t> sequence_;  // per origin entity
   SimTime now_ = 0;
   std::uint64_t events_processed_ = 0;

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "core/event.hpp"
 #include "util/sim_time.hpp"
 
 namespace podsim::core {
@@ -19,6 +20,10 @@ class Synchronizer {
   virtual ~Synchronizer() = default;
   /// Events with time < the returned value may be processed now. nullopt ends the run.
   virtual std::optional<SimTime> next_window_end(Simulator& sim) = 0;
+  /// Takes an event for an entity that lives elsewhere (marked remote in the simulator).
+  /// Its key is already assigned; it must reach the other side before that side's window
+  /// passes its time (guaranteed when its delay is at least the lookahead).
+  virtual void send_remote(const Event& event);
 };
 
 /// One process, no one to wait for: a single window that ends when the queue is empty.

@@ -5,14 +5,17 @@
 
 namespace podsim::network {
 
-AnalyticalNetwork::AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim,
-                                     core::EntityId first_entity, TransferListener& listener)
-    : topo_(topo), first_entity_(first_entity), listener_(listener), usage_(topo.links().size()) {
-  for (std::uint32_t v = 0; v < topo.chips(); ++v) sim.bind(first_entity_ + v, *this);
+namespace {
+enum EventKind : std::uint32_t { kDeparted = 1, kArrived = 2 };
 }
 
-void AnalyticalNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-                             std::uint64_t tag) {
+AnalyticalNetwork::AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim, core::EntityId first_entity,
+                                     TransferListener& listener, const LocalVertices& local)
+    : topo_(topo), first_entity_(first_entity), listener_(listener), usage_(topo.links().size()) {
+  bind_network_entities(topo, sim, first_entity, *this, local);
+}
+
+void AnalyticalNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) {
   SimTime latency_ps = 0;
   double bottleneck_Bps = std::numeric_limits<double>::infinity();
   topology::VertexId at = src;
@@ -22,18 +25,27 @@ void AnalyticalNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::
     const topology::Link& link = topo_.link(id);
     latency_ps += link.latency_ps;
     bottleneck_Bps = std::min(bottleneck_Bps, link.bandwidth_Bps);
+    // Loads are kept where the link lives: the whole route is charged here, at the source,
+    // so only links of the source's process get them (see link_usage()).
     usage_[id].bytes += size;
     usage_[id].busy_ps += transfer_time_ps(size, link.bandwidth_Bps);
     at = link.dst;
   }
-  const SimTime serialize_ps = src == dst ? 0 : transfer_time_ps(size, bottleneck_Bps);
-  // The completion belongs to the destination chip (its entity), as it would on MPI ranks.
-  sim.schedule(sim.now() + latency_ps + serialize_ps, first_entity_ + src, first_entity_ + dst, 0,
-               tag);
+  const SimTime departed = sim.now() + (src == dst ? 0 : transfer_time_ps(size, bottleneck_Bps));
+  const core::EntityId from = first_entity_ + src;
+  sim.schedule(departed, from, from, kDeparted, tag);
+  // The arrival belongs to the destination chip, which may be simulated elsewhere: its
+  // delay is at least one link latency of the route.
+  sim.schedule(departed + latency_ps, from, first_entity_ + dst, kArrived, tag);
 }
 
 void AnalyticalNetwork::handle(core::Simulator& sim, const core::Event& event) {
-  listener_.transfer_done(sim, event.a);
+  const auto tag = static_cast<std::uint32_t>(event.a);
+  if (event.kind == kDeparted) {
+    listener_.transfer_departed(sim, tag);
+  } else {
+    listener_.transfer_done(sim, tag);
+  }
 }
 
 }  // namespace podsim::network

@@ -4,15 +4,15 @@
 
 namespace podsim::network {
 
-/// α-β model without contention: a transfer takes the sum of its route's link latencies
-/// plus bytes divided by the slowest link on the route, whatever else is in flight.
+/// α-β model without contention: a transfer's last byte leaves its source bytes / (slowest
+/// link on the route) after it starts, and arrives the sum of the route's latencies later,
+/// whatever else is in flight.
 class AnalyticalNetwork final : public NetworkModel, private core::EventHandler {
  public:
-  AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim,
-                    core::EntityId first_entity, TransferListener& listener);
+  AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim, core::EntityId first_entity,
+                    TransferListener& listener, const LocalVertices& local);
 
-  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-            std::uint64_t tag) override;
+  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) override;
   const std::vector<LinkUsage>& link_usage() const override { return usage_; }
 
  private:

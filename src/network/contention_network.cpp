@@ -5,8 +5,13 @@
 namespace podsim::network {
 
 namespace {
-enum EventKind : std::uint32_t { kChunkHead = 1, kLinkFree = 2, kDelivered = 3 };
+// Event kinds: the low 4 bits; a chunk head also carries a last-chunk flag (bit 4) and its
+// destination chip (bits 8..31).
+enum EventKind : std::uint32_t { kChunkHead = 1, kLinkFree = 2, kDelivered = 3, kDeparted = 4 };
+constexpr std::uint32_t kLastChunk = 1u << 4;
 constexpr std::uint64_t kMaxChunkBytes = 1ull << 31;
+
+std::uint32_t chunk_kind(bool last, ChipId dst) { return kChunkHead | (last ? kLastChunk : 0) | (dst << 8); }
 }  // namespace
 
 ContentionNetwork::Chunk ContentionNetwork::ChunkQueue::pop() {
@@ -21,9 +26,9 @@ ContentionNetwork::Chunk ContentionNetwork::ChunkQueue::pop() {
   return c;
 }
 
-ContentionNetwork::ContentionNetwork(const NetworkSpec& spec, const topology::Topology& topo,
-                                     core::Simulator& sim, core::EntityId first_entity,
-                                     TransferListener& listener)
+ContentionNetwork::ContentionNetwork(const NetworkSpec& spec, const topology::Topology& topo, core::Simulator& sim,
+                                     core::EntityId first_entity, TransferListener& listener,
+                                     const LocalVertices& local)
     : spec_(spec),
       topo_(topo),
       vertex_entity0_(first_entity),
@@ -33,51 +38,41 @@ ContentionNetwork::ContentionNetwork(const NetworkSpec& spec, const topology::To
       links_(topo.links().size()) {
   if (spec_.max_chunks == 0) spec_.max_chunks = 1;
   if (spec_.min_chunk_bytes == 0) spec_.min_chunk_bytes = 1;
-  const std::uint32_t n = network_entity_count(topo);
-  for (std::uint32_t i = 0; i < n; ++i) sim.bind(first_entity + i, *this);
+  bind_network_entities(topo, sim, first_entity, *this, local);
 }
 
-std::uint32_t ContentionNetwork::new_transfer() {
-  if (!free_transfers_.empty()) {
-    const std::uint32_t id = free_transfers_.back();
-    free_transfers_.pop_back();
+std::uint32_t ContentionNetwork::new_source() {
+  if (!free_sources_.empty()) {
+    const std::uint32_t id = free_sources_.back();
+    free_sources_.pop_back();
     return id;
   }
-  transfers_.emplace_back();
-  return static_cast<std::uint32_t>(transfers_.size() - 1);
+  sources_.emplace_back();
+  return static_cast<std::uint32_t>(sources_.size() - 1);
 }
 
-void ContentionNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-                             std::uint64_t tag) {
-  const std::uint32_t id = new_transfer();
-  Transfer& t = transfers_[id];
-  t.dst = dst;
-  t.tag = tag;
-  t.chunks_arrived = 0;
+void ContentionNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) {
+  const core::EntityId here = vertex_entity0_ + src;
   if (src == dst) {
-    t.chunks_total = 0;
-    sim.schedule(sim.now(), vertex_entity0_ + src, vertex_entity0_ + dst, kDelivered, id);
+    sim.schedule(sim.now(), here, here, kDeparted, tag);
+    sim.schedule(sim.now(), here, here, kDelivered, tag);
     return;
   }
+  const std::uint32_t id = new_source();
+  Source& s = sources_[id];
+  s.dst = dst;
+  s.tag = tag;
   const std::uint64_t wanted = (bytes + spec_.max_chunks - 1) / spec_.max_chunks;
-  const std::uint64_t chunk = std::clamp<std::uint64_t>(wanted, spec_.min_chunk_bytes, kMaxChunkBytes);
-  t.chunk_bytes = static_cast<std::uint32_t>(chunk);
-  t.chunks_total = bytes == 0 ? 1 : static_cast<std::uint32_t>((bytes + chunk - 1) / chunk);
-  t.bytes_to_inject = bytes;
-  inject_next_chunk(sim, id, topo_.next_link(src, dst), true);
+  s.chunk_bytes = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(wanted, spec_.min_chunk_bytes, kMaxChunkBytes));
+  s.bytes_to_inject = bytes;
+  offer(sim, topo_.next_link(src, dst), next_chunk(sim, id));
 }
 
-void ContentionNetwork::inject_next_chunk(core::Simulator& sim, std::uint32_t transfer_id,
-                                          topology::LinkId link, bool start_if_idle) {
-  Transfer& t = transfers_[transfer_id];
-  const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.chunk_bytes, t.bytes_to_inject));
-  t.bytes_to_inject -= bytes;
-  const Chunk chunk{transfer_id, bytes, sim.now(), true};
-  if (start_if_idle) {
-    offer(sim, link, chunk);
-  } else {
-    links_[link].queue.push(chunk);
-  }
+ContentionNetwork::Chunk ContentionNetwork::next_chunk(core::Simulator& sim, std::uint32_t source) {
+  Source& s = sources_[source];
+  const auto bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(s.chunk_bytes, s.bytes_to_inject));
+  s.bytes_to_inject -= bytes;
+  return Chunk{s.tag, bytes, s.dst, sim.now(), s.bytes_to_inject == 0, static_cast<std::int64_t>(source)};
 }
 
 void ContentionNetwork::offer(core::Simulator& sim, topology::LinkId link, const Chunk& chunk) {
@@ -102,61 +97,68 @@ void ContentionNetwork::start(core::Simulator& sim, topology::LinkId link, const
   ls.busy_until = finish;
   usage_[link].bytes += chunk.bytes;
   usage_[link].busy_ps += serialize_ps;
-  sim.schedule(sim.now() + l.latency_ps, link_entity0_ + link, vertex_entity0_ + l.dst, kChunkHead,
-               (static_cast<std::uint64_t>(chunk.transfer) << 32) | chunk.bytes,
-               static_cast<std::uint64_t>(finish + l.latency_ps));
-  const bool more_from_source = chunk.from_source && transfers_[chunk.transfer].bytes_to_inject > 0;
-  ls.follow_transfer = more_from_source ? static_cast<std::int64_t>(chunk.transfer) : -1;
+  const core::EntityId self = link_entity0_ + link;
+  sim.schedule(sim.now() + l.latency_ps, self, vertex_entity0_ + l.dst, chunk_kind(chunk.last, chunk.dst),
+               (static_cast<std::uint64_t>(chunk.tag) << 32) | chunk.bytes, static_cast<std::uint64_t>(finish + l.latency_ps));
+  bool more_from_source = false;
+  if (chunk.source >= 0) {
+    const auto id = static_cast<std::uint32_t>(chunk.source);
+    if (chunk.last) {
+      // The last byte leaves the source when this chunk is through its first link.
+      sim.schedule(finish, self, vertex_entity0_ + l.src, kDeparted, chunk.tag);
+      free_sources_.push_back(id);
+    } else {
+      more_from_source = true;
+    }
+  }
+  ls.follow_source = more_from_source ? chunk.source : -1;
   if (!ls.queue.empty() || more_from_source) {
     ls.free_event_pending = true;
-    sim.schedule(finish, link_entity0_ + link, link_entity0_ + link, kLinkFree);
+    sim.schedule(finish, self, self, kLinkFree);
   }
 }
 
 void ContentionNetwork::on_link_free(core::Simulator& sim, topology::LinkId link) {
   LinkState& ls = links_[link];
   ls.free_event_pending = false;
-  if (ls.follow_transfer >= 0) {
+  if (ls.follow_source >= 0) {
     // The source's next chunk joins the back of the queue: sources sharing a link alternate.
-    const auto id = static_cast<std::uint32_t>(ls.follow_transfer);
-    ls.follow_transfer = -1;
-    inject_next_chunk(sim, id, link, false);
+    const auto id = static_cast<std::uint32_t>(ls.follow_source);
+    ls.follow_source = -1;
+    ls.queue.push(next_chunk(sim, id));
   }
   if (!ls.queue.empty()) start(sim, link, ls.queue.pop());
 }
 
-void ContentionNetwork::on_chunk_head(core::Simulator& sim, topology::VertexId at,
-                                      const core::Event& event) {
-  const auto id = static_cast<std::uint32_t>(event.a >> 32);
-  const auto bytes = static_cast<std::uint32_t>(event.a & 0xFFFF'FFFFu);
-  const auto tail_ps = static_cast<SimTime>(event.b);
-  Transfer& t = transfers_[id];
-  if (at == t.dst) {
+void ContentionNetwork::on_chunk_head(core::Simulator& sim, topology::VertexId at, const core::Event& event) {
+  const Chunk chunk{static_cast<std::uint32_t>(event.a >> 32), static_cast<std::uint32_t>(event.a & 0xFFFF'FFFFu),
+                    event.kind >> 8, static_cast<SimTime>(event.b), (event.kind & kLastChunk) != 0, -1};
+  if (at == chunk.dst) {
     // Chunks of one transfer follow one path through FIFO links: the last to arrive is the
     // last chunk, and its tail is the end of the transfer.
-    if (++t.chunks_arrived == t.chunks_total) {
-      sim.schedule(tail_ps, vertex_entity0_ + at, vertex_entity0_ + at, kDelivered, id);
+    if (chunk.last) {
+      const core::EntityId here = vertex_entity0_ + at;
+      sim.schedule(chunk.tail_ps, here, here, kDelivered, chunk.tag);
     }
     return;
   }
-  offer(sim, topo_.next_link(at, t.dst), Chunk{id, bytes, tail_ps, false});
+  offer(sim, topo_.next_link(at, chunk.dst), chunk);
 }
 
 void ContentionNetwork::handle(core::Simulator& sim, const core::Event& event) {
-  switch (event.kind) {
+  switch (event.kind & 0xFu) {
     case kChunkHead:
       on_chunk_head(sim, event.target - vertex_entity0_, event);
       break;
     case kLinkFree:
       on_link_free(sim, event.target - link_entity0_);
       break;
-    case kDelivered: {
-      const auto id = static_cast<std::uint32_t>(event.a);
-      const std::uint64_t tag = transfers_[id].tag;
-      free_transfers_.push_back(id);
-      listener_.transfer_done(sim, tag);
+    case kDelivered:
+      listener_.transfer_done(sim, static_cast<std::uint32_t>(event.a));
       break;
-    }
+    case kDeparted:
+      listener_.transfer_departed(sim, static_cast<std::uint32_t>(event.a));
+      break;
     default:
       break;
   }

@@ -17,32 +17,33 @@ namespace podsim::network {
 /// uncontended message takes exactly Σ latency + bytes / bandwidth, like the analytical
 /// model, while contended links slow every transfer that crosses them.
 ///
-/// All state is local to a link or a chip; a chip hears of a chunk only through an event
-/// delayed by at least one link latency, so links and chips can live on different ranks.
+/// State is local: a transfer's bookkeeping lives at its source chip, a link's queue with
+/// the link (on its source vertex), and every chunk event carries what the next vertex
+/// needs (destination, size, whether it is the last chunk, the transfer's tag), delayed by
+/// at least one link latency. So links and chips can be simulated by different processes.
 class ContentionNetwork final : public NetworkModel, private core::EventHandler {
  public:
-  ContentionNetwork(const NetworkSpec& spec, const topology::Topology& topo,
-                    core::Simulator& sim, core::EntityId first_entity,
-                    TransferListener& listener);
+  ContentionNetwork(const NetworkSpec& spec, const topology::Topology& topo, core::Simulator& sim,
+                    core::EntityId first_entity, TransferListener& listener, const LocalVertices& local);
 
-  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-            std::uint64_t tag) override;
+  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) override;
   const std::vector<LinkUsage>& link_usage() const override { return usage_; }
 
  private:
-  struct Transfer {
+  /// A transfer as its source sees it.
+  struct Source {
     ChipId dst = 0;
-    std::uint64_t tag = 0;
+    std::uint32_t tag = 0;
     std::uint64_t bytes_to_inject = 0;  ///< not yet handed to the first link
     std::uint32_t chunk_bytes = 0;
-    std::uint32_t chunks_total = 0;
-    std::uint32_t chunks_arrived = 0;
   };
   struct Chunk {
-    std::uint32_t transfer = 0;
+    std::uint32_t tag = 0;
     std::uint32_t bytes = 0;
-    SimTime tail_ps = 0;  ///< when its last byte is (or will be) at the link's source
-    bool from_source = false;
+    ChipId dst = 0;
+    SimTime tail_ps = 0;       ///< when its last byte is (or will be) at the link's source
+    bool last = false;         ///< the transfer's final chunk
+    std::int64_t source = -1;  ///< index in sources_ when it is being injected by this chip
   };
   /// FIFO of chunks waiting for a link (a vector with a moving head: no per-push allocation).
   class ChunkQueue {
@@ -59,18 +60,17 @@ class ContentionNetwork final : public NetworkModel, private core::EventHandler 
     ChunkQueue queue;
     SimTime busy_until = 0;
     bool free_event_pending = false;
-    /// Transfer whose next chunk this link's source injects when the current one leaves.
-    std::int64_t follow_transfer = -1;
+    /// Source whose next chunk this link's source injects when the current one leaves.
+    std::int64_t follow_source = -1;
   };
 
   void handle(core::Simulator& sim, const core::Event& event) override;
   void on_chunk_head(core::Simulator& sim, topology::VertexId at, const core::Event& event);
   void on_link_free(core::Simulator& sim, topology::LinkId link);
-  void inject_next_chunk(core::Simulator& sim, std::uint32_t transfer_id, topology::LinkId link,
-                         bool start_if_idle);
+  Chunk next_chunk(core::Simulator& sim, std::uint32_t source);
   void offer(core::Simulator& sim, topology::LinkId link, const Chunk& chunk);
   void start(core::Simulator& sim, topology::LinkId link, const Chunk& chunk);
-  std::uint32_t new_transfer();
+  std::uint32_t new_source();
 
   NetworkSpec spec_;
   const topology::Topology& topo_;
@@ -79,8 +79,8 @@ class ContentionNetwork final : public NetworkModel, private core::EventHandler 
   TransferListener& listener_;
   std::vector<LinkUsage> usage_;
   std::vector<LinkState> links_;
-  std::vector<Transfer> transfers_;
-  std::vector<std::uint32_t> free_transfers_;
+  std::vector<Source> sources_;
+  std::vector<std::uint32_t> free_sources_;
 };
 
 }  // namespace podsim::network

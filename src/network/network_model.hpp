@@ -12,11 +12,14 @@ namespace podsim::network {
 
 using topology::ChipId;
 
-/// Told when a transfer has completely arrived at its destination.
+/// Told what happens to transfers. Each call runs where the event happens: departure at the
+/// source chip, arrival at the destination chip (on different ranks when partitioned).
 class TransferListener {
  public:
-  /// `tag` is the value given to NetworkModel::send.
-  virtual void transfer_done(core::Simulator& sim, std::uint64_t tag) = 0;
+  /// The last byte of transfer `tag` has left its source chip (its send buffer is free).
+  virtual void transfer_departed(core::Simulator& sim, std::uint32_t tag) = 0;
+  /// The last byte of transfer `tag` has arrived at its destination.
+  virtual void transfer_done(core::Simulator& sim, std::uint32_t tag) = 0;
 
  protected:
   ~TransferListener() = default;
@@ -34,23 +37,36 @@ class NetworkModel {
  public:
   virtual ~NetworkModel() = default;
 
-  /// Starts moving `bytes` from `src` to `dst` now; the listener hears `tag` when the last
-  /// byte has arrived. A zero-byte send still pays the route latency.
+  /// Starts moving `bytes` from `src` (a chip this process simulates) to `dst` now; the
+  /// listener hears `tag` when the last byte has left and when it has arrived. A zero-byte
+  /// send still pays the route latency.
   virtual void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-                    std::uint64_t tag) = 0;
+                    std::uint32_t tag) = 0;
 
-  /// Bytes and busy time per directed link (index = LinkId), accumulated since creation.
+  /// Bytes and busy time per directed link (index = LinkId), accumulated since creation;
+  /// zero for links this process does not simulate.
   virtual const std::vector<LinkUsage>& link_usage() const = 0;
 };
 
 /// Number of entity ids a network model of `topo` uses.
 std::uint32_t network_entity_count(const topology::Topology& topo);
 
-/// The model `spec` asks for. `topo` and `listener` must outlive it; it binds its entity
-/// ids [first_entity, first_entity + network_entity_count(topo)) in `sim`.
+/// Which vertices (chips and switches) this process simulates; a directed link lives with
+/// its source vertex. Empty = all of them.
+using LocalVertices = std::vector<char>;
+
+/// The model `spec` asks for. `topo` and `listener` must outlive it. It uses entity ids
+/// [first_entity, first_entity + network_entity_count(topo)): vertices, then links; it
+/// binds the local ones in `sim` and marks the others remote.
 std::unique_ptr<NetworkModel> make_network(const NetworkSpec& spec,
                                            const topology::Topology& topo,
                                            core::Simulator& sim, core::EntityId first_entity,
-                                           TransferListener& listener);
+                                           TransferListener& listener,
+                                           const LocalVertices& local = {});
+
+/// Binds (or marks remote) the network's entities as `local` says; used by the models.
+void bind_network_entities(const topology::Topology& topo, core::Simulator& sim,
+                           core::EntityId first_entity, core::EventHandler& handler,
+                           const LocalVertices& local);
 
 }  // namespace podsim::network

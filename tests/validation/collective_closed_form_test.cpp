@@ -133,14 +133,16 @@ TEST(TorusClosedForm, AnAxisWithoutWraparoundCostsTwiceTheBandwidthTerm) {
 }
 
 TEST(BroadcastClosedForm, PipelinedChain) {
-  // A chain of n chips carrying P pieces of S/P: (n−2+P) piece-steps of α + S/(P·B).
+  // A chain of n chips carrying P pieces of S/P (τ = S/(P·B) each). A chip forwards a piece
+  // once it has arrived and its previous piece has left, so the first piece reaches the end
+  // after (n−1)·(α + τ) and the others follow τ apart: T = (n−1)·α + (n−2+P)·τ.
   const int n = 8;
   const std::uint64_t S = 16 * kMiB;
   const auto topo = grid({n}, {true});
   const int P = broadcast_pieces(n, S, kB, kAlphaPs);
   for (auto fidelity : kBoth) {
     expect_close(simulate(topo, Op::kBroadcast, Algorithm::kRing, S, {0}, fidelity),
-                 (n - 2 + P) * (kAlpha + static_cast<double>(S) / P / kB), "broadcast");
+                 (n - 1) * kAlpha + (n - 2 + P) * (static_cast<double>(S) / P / kB), "broadcast");
   }
 }
 
