@@ -1,6 +1,8 @@
 #include "cli/app.hpp"
 
+#include <chrono>
 #include <iostream>
+#include <thread>
 #include <new>
 
 #include <CLI/CLI.hpp>
@@ -24,15 +26,28 @@ std::string list(const std::vector<std::string>& names) {
   return s;
 }
 
-int report(const char* kind, const std::string& message, int code) {
-  std::cerr << "podsim: " << kind << message << "\n";
+/// Prints an error and ends the command with `code`. With several processes every one
+/// that fails stops the whole job (MPI_Abort), so none waits forever for a failed peer.
+/// Input errors are the same on every process: process 0 reports them; the others give
+/// it a moment to do so and speak up only if it did not (the error was theirs alone).
+int report(const partition::Communicator& world, const char* kind, const std::string& message, int code,
+           bool same_everywhere) {
+  if (world.size() == 1) {
+    std::cerr << "podsim: " << kind << message << "\n";
+    return code;
+  }
+  if (!world.root() && same_everywhere) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::cerr << "podsim" << (world.root() ? std::string() : " (process " + std::to_string(world.rank()) + ")")
+            << ": " << kind << message << "\n"
+            << std::flush;
+  world.abort(code);
   return code;
 }
 
 }  // namespace
 
-int run(int argc, char** argv) {
-  const Invocation invocation = make_invocation(argc, argv);
+int run(int argc, char** argv, const partition::Communicator& world) {
+  const Invocation invocation = make_invocation(argc, argv, world);
   CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods"};
   app.set_version_flag("--version", "podsim " + invocation.version);
   app.require_subcommand(1);
@@ -81,23 +96,24 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    // Every process parses the same arguments; one voice is enough.
+    const int code = world.root() ? app.exit(e) : e.get_exit_code();
     return code == 0 ? kExitOk : kExitBadInput;
   }
 
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
-    if (topo_cmd->parsed()) run_topo(topo);
-    if (validate_cmd->parsed()) run_validate(validate_opts);
+    if (topo_cmd->parsed()) run_topo(topo, invocation);
+    if (validate_cmd->parsed()) run_validate(validate_opts, invocation);
     if (coll_cmd->parsed()) run_collective(coll, invocation);
   } catch (const InputError& e) {
-    return report("error: ", e.what(), kExitBadInput);
+    return report(world, "error: ", e.what(), kExitBadInput, true);
   } catch (const SimulationError& e) {
-    return report("simulation failed: ", e.what(), kExitFailure);
+    return report(world, "simulation failed: ", e.what(), kExitFailure, false);
   } catch (const std::bad_alloc&) {
-    return report("simulation failed: ", "out of memory", kExitFailure);
+    return report(world, "simulation failed: ", "out of memory", kExitFailure, false);
   } catch (const std::exception& e) {
-    return report("internal error: ", e.what(), kExitFailure);
+    return report(world, "internal error: ", e.what(), kExitFailure, false);
   }
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
+#include "partition/mpi_executor.hpp"
 #include "util/suggest.hpp"
 #include "util/units.hpp"
 
@@ -107,10 +108,14 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1}, groups.front());
   if (!options.output_file.empty()) output::check_output_path(options.output_file);
 
+  // Under mpirun every process simulates its block of chips (partition::MpiExecutor).
+  partition::MpiExecutor executor(*invocation.world);
   std::vector<collectives::CollectiveTiming> timings;
   for (std::uint64_t bytes : request.sizes) {
-    timings.push_back(collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups));
+    timings.push_back(
+        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups, executor));
   }
+  if (!invocation.prints()) return;
   if (!options.output_file.empty()) {
     output::write_hdf5(options.output_file,
                        output::FileInfo{invocation.version, invocation.command_line, request.resolved_yaml, 1},

@@ -14,9 +14,10 @@ std::string shell_quote(const std::string& arg) {
 }
 }  // namespace
 
-Invocation make_invocation(int argc, char** argv) {
+Invocation make_invocation(int argc, char** argv, const partition::Communicator& world) {
   Invocation inv;
   inv.version = PODSIM_VERSION;
+  inv.world = &world;
   for (int i = 0; i < argc; ++i) {
     if (i > 0) inv.command_line += ' ';
     inv.command_line += shell_quote(argv[i]);

@@ -2,15 +2,20 @@
 
 #include <string>
 
+#include "partition/communicator.hpp"
+
 namespace podsim::cli {
 
-/// Facts about this invocation that every output records.
+/// Facts about this invocation that every output records, and the processes running it.
 struct Invocation {
   std::string version;       ///< podsim's version
   std::string command_line;  ///< argv joined, each argument shell-quoted when needed
+  const partition::Communicator* world = nullptr;  ///< every command prints and writes on process 0 only
+
+  bool prints() const { return world == nullptr || world->root(); }
 };
 
-/// Builds the Invocation of `argv`.
-Invocation make_invocation(int argc, char** argv);
+/// Builds the Invocation of `argv` run by the processes of `world`.
+Invocation make_invocation(int argc, char** argv, const partition::Communicator& world);
 
 }  // namespace podsim::cli

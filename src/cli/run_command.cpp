@@ -5,28 +5,36 @@
 #include "config/scenario_config.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/step_text.hpp"
+#include "partition/mpi_executor.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/error.hpp"
 #include "util/units.hpp"
 
 namespace podsim::cli {
 
+namespace {
+/// Below this many transfers a collective is simulated whole by every process: a
+/// partitioned run's windows would cost more than the split saves (docs/parallel.md).
+constexpr std::size_t kMinPartitionedTransfers = 20'000;
+}  // namespace
+
 void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const config::LoadedScenario loaded = config::load_scenario(options.file, config::parse_overrides(options.sets));
   if (!options.output_file.empty()) output::check_output_path(options.output_file);
-  const runtime::StepReport report = runtime::simulate_step(loaded.scenario);
+  // Contention-aware simulations big enough to gain are split over the MPI processes.
+  partition::MpiExecutor executor(*invocation.world, kMinPartitionedTransfers);
+  const runtime::StepReport report = runtime::simulate_step(loaded.scenario, executor);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
 
-  if (!options.output_file.empty()) {
+  if (!options.output_file.empty() && invocation.prints()) {
     output::write_hdf5(options.output_file,
                        output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml, 1},
                        output::step_tables(loaded.scenario, report, topo, labels));
   }
-  if (options.json) {
-    std::cout << output::step_json(loaded.scenario, report, topo, labels) << "\n";
-  } else {
-    std::cout << output::step_text(loaded.scenario, report, topo, labels);
+  if (invocation.prints()) {
+    std::cout << (options.json ? output::step_json(loaded.scenario, report, topo, labels) + "\n"
+                               : output::step_text(loaded.scenario, report, topo, labels));
   }
   if (!report.fits() && !options.allow_oom) {
     std::size_t worst = 0;

@@ -82,10 +82,11 @@ void print_text(const topology::Topology& topo, const topology::TopologyFacts& f
 
 }  // namespace
 
-void run_topo(const TopoOptions& options) {
+void run_topo(const TopoOptions& options, const Invocation& invocation) {
   const config::LoadedTopology loaded = config::load_topology(options.file, config::parse_overrides(options.sets));
   const topology::Topology topo(loaded.spec);
   const topology::TopologyFacts facts = topology::analyze(topo);
+  if (!invocation.prints()) return;
   if (options.json) {
     print_json(topo, facts);
   } else {

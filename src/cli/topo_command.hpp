@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/invocation.hpp"
+
 namespace podsim::cli {
 
 /// `podsim topo FILE`: chips, links, diameter, bisection and per-axis ring bandwidth.
@@ -13,6 +15,6 @@ struct TopoOptions {
 };
 
 /// Prints the facts of the topology to stdout (as one JSON object with `json`).
-void run_topo(const TopoOptions& options);
+void run_topo(const TopoOptions& options, const Invocation& invocation);
 
 }  // namespace podsim::cli

@@ -98,12 +98,13 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
 
 }  // namespace
 
-void run_validate(const ValidateOptions& options) {
+void run_validate(const ValidateOptions& options, const Invocation& invocation) {
   const std::filesystem::path root(options.root.empty() ? std::string(PODSIM_SOURCE_DIR) : options.root);
   const std::filesystem::path data =
       options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
   const auto rows = validation::read_csv(data, validation::published_columns());
   const auto report = validation::validate(rows, validation::Catalog{root});
+  if (!invocation.prints()) return;
   if (options.json) {
     print_json(report);
   } else {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "cli/invocation.hpp"
+
 namespace podsim::cli {
 
 /// `podsim validate`: predictions against published measurements.
@@ -13,6 +15,6 @@ struct ValidateOptions {
 
 /// Prints predicted vs measured per row, the rows it skipped and why, and the mean absolute
 /// percentage error per hardware family and overall.
-void run_validate(const ValidateOptions& options);
+void run_validate(const ValidateOptions& options, const Invocation& invocation);
 
 }  // namespace podsim::cli

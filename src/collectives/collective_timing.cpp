@@ -9,6 +9,13 @@ namespace podsim::collectives {
 
 CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
                                  const CollectiveSpec& spec, const std::vector<Group>& groups) {
+  SequentialExecutor here;
+  return time_collective(topo, net, spec, groups, here);
+}
+
+CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
+                                 const CollectiveSpec& spec, const std::vector<Group>& groups,
+                                 ScheduleExecutor& executor) {
   CollectiveTiming t;
   t.algorithm = resolve_algorithm(topo, spec, groups.front());
   t.group_size = groups.front().size();
@@ -16,7 +23,7 @@ CollectiveTiming time_collective(const topology::Topology& topo, const network::
   t.bytes = spec.bytes;
   Schedule schedule;
   lower_collective(topo, CollectiveSpec{spec.op, t.algorithm, spec.bytes}, groups, 0, schedule);
-  const ScheduleResult result = run_schedule(topo, net, schedule);
+  const ScheduleResult result = executor.run(topo, net, schedule);
   t.transfers = schedule.size();
   t.events = result.events;
   t.time_s = to_seconds(result.finish_ps[0]);

@@ -5,6 +5,7 @@
 
 #include "collectives/collective_spec.hpp"
 #include "collectives/group.hpp"
+#include "collectives/schedule_runner.hpp"
 #include "network/network_spec.hpp"
 
 namespace podsim::collectives {
@@ -25,8 +26,12 @@ struct CollectiveTiming {
 };
 
 /// Lowers `spec` on every group at once (all groups run concurrently, as in a sharded
-/// program) and simulates it on the network `net`.
+/// program) and simulates it on the network `net` with `executor` (in this process by
+/// default; split over MPI processes by partition::MpiExecutor).
 CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
                                  const CollectiveSpec& spec, const std::vector<Group>& groups);
+CollectiveTiming time_collective(const topology::Topology& topo, const network::NetworkSpec& net,
+                                 const CollectiveSpec& spec, const std::vector<Group>& groups,
+                                 ScheduleExecutor& executor);
 
 }  // namespace podsim::collectives

@@ -37,8 +37,8 @@ std::vector<topology::MeshGroup> NetworkCommModel::representative_or_all(std::ve
 }
 
 NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
-                                   const network::NetworkSpec& net)
-    : topo_(topo), mesh_(mesh), net_(net), loads_(topo.links().size()) {}
+                                   const network::NetworkSpec& net, collectives::ScheduleExecutor& executor)
+    : topo_(topo), mesh_(mesh), net_(net), executor_(executor), loads_(topo.links().size()) {}
 
 int NetworkCommModel::group_size(CommAxis axis) const {
   if (axis == CommAxis::kOther) return 2;
@@ -69,8 +69,11 @@ std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, 
   return out;
 }
 
-NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& schedule) const {
-  const collectives::ScheduleResult r = collectives::run_schedule(topo_, net_, schedule);
+NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& schedule) {
+  // One analytical group is tiny: every process runs it whole (the answer is the same).
+  const collectives::ScheduleResult r = net_.fidelity == network::Fidelity::kAnalytical
+                                            ? collectives::run_schedule(topo_, net_, schedule)
+                                            : executor_.run(topo_, net_, schedule);
   Result out;
   out.time_ps = r.finish_ps.empty() ? 0 : r.finish_ps[0];
   for (std::size_t l = 0; l < r.links.size(); ++l) {

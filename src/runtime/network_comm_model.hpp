@@ -8,6 +8,7 @@
 
 #include "collectives/group.hpp"
 #include "collectives/schedule.hpp"
+#include "collectives/schedule_runner.hpp"
 #include "network/network_model.hpp"
 #include "runtime/comm_model.hpp"
 #include "topology/device_mesh.hpp"
@@ -32,9 +33,10 @@ struct LinkLoad {
 /// axis is simulated: the times are the same, and link loads cover that group's links.
 class NetworkCommModel final : public CommModel {
  public:
-  /// `topo` should already carry the hardware's link efficiencies.
+  /// `topo` should already carry the hardware's link efficiencies. Contention-aware runs
+  /// go through `executor` (which may split them over MPI processes).
   NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
-                   const network::NetworkSpec& net);
+                   const network::NetworkSpec& net, collectives::ScheduleExecutor& executor);
 
   SimTime collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage, int peer) override;
   SimTime send(int from, int to, double bytes) override;
@@ -53,7 +55,7 @@ class NetworkCommModel final : public CommModel {
   using Key = std::tuple<int, int, std::uint64_t, int, int>;
 
   SimTime use(const Key& key, const std::function<Result()>& simulate);
-  Result run(const collectives::Schedule& schedule) const;
+  Result run(const collectives::Schedule& schedule);
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
   std::vector<topology::MeshGroup> representative_or_all(std::vector<topology::MeshGroup> groups) const;
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
@@ -62,6 +64,7 @@ class NetworkCommModel final : public CommModel {
   const topology::Topology& topo_;
   const topology::DeviceMesh& mesh_;
   network::NetworkSpec net_;
+  collectives::ScheduleExecutor& executor_;
   std::map<Key, Result> cache_;
   std::map<int, std::vector<topology::MeshGroup>> groups_;
   std::vector<LinkLoad> loads_;

@@ -16,13 +16,18 @@ bool StepReport::fits() const {
 }
 
 StepReport simulate_step(const Scenario& s) {
+  collectives::SequentialExecutor here;
+  return simulate_step(s, here);
+}
+
+StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor) {
   const auto& eff = s.chip.efficiency;
   const topology::Topology topo(topology::with_link_efficiency(s.topology, eff.ici, eff.dcn));
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
-  NetworkCommModel comm(topo, mesh, s.network);
+  NetworkCommModel comm(topo, mesh, s.network, executor);
 
   StepReport r;
   r.execution = execute_step(plan, comm, s.training.input, s.training.micro_batch);

@@ -40,5 +40,7 @@ struct StepReport {
 /// network and computes the metrics. Throws parallelism::LayoutError / InputError for a
 /// layout that cannot run, SimulationError if the simulation fails.
 StepReport simulate_step(const Scenario& scenario);
+/// The same, with the contention-aware network's simulations run by `executor`.
+StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor);
 
 }  // namespace podsim::runtime

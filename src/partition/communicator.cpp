@@ -1,0 +1,125 @@
+#include "partition/communicator.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "util/error.hpp"
+
+namespace podsim::partition {
+
+namespace {
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(v) != nullptr) return true;
+  }
+  return false;
+}
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw SimulationError(std::string("MPI ") + what + " failed");
+}
+
+std::int64_t reduce(std::int64_t v, MPI_Op op, int size) {
+  if (size == 1) return v;
+  std::int64_t out = 0;
+  check(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, op, MPI_COMM_WORLD), "allreduce");
+  return out;
+}
+}  // namespace
+
+Session::Session(int& argc, char**& argv) {
+  if (!launched_by_mpi()) return;
+  check(MPI_Init(&argc, &argv), "init");
+  initialised_ = true;
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  world_ = Communicator(rank, size);
+}
+
+Session::~Session() {
+  if (initialised_) MPI_Finalize();
+}
+
+std::int64_t Communicator::max(std::int64_t v) const { return reduce(v, MPI_MAX, size_); }
+std::int64_t Communicator::min(std::int64_t v) const { return reduce(v, MPI_MIN, size_); }
+std::int64_t Communicator::sum(std::int64_t v) const { return reduce(v, MPI_SUM, size_); }
+
+void Communicator::sum(std::vector<double>& v) const {
+  if (size_ == 1 || v.empty()) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+        "allreduce");
+}
+
+void Communicator::sum(std::vector<std::int64_t>& v) const {
+  if (size_ == 1 || v.empty()) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD),
+        "allreduce");
+}
+
+void Communicator::max(std::vector<std::int64_t>& v) const {
+  if (size_ == 1 || v.empty()) return;
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD),
+        "allreduce");
+}
+
+std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vector<char>>& out) const {
+  if (size_ == 1) return out;
+  std::vector<int> send_counts(static_cast<std::size_t>(size_));
+  std::vector<int> send_offsets(static_cast<std::size_t>(size_));
+  std::vector<char> send_buffer;
+  for (int r = 0; r < size_; ++r) {
+    const auto& part = out[static_cast<std::size_t>(r)];
+    send_offsets[static_cast<std::size_t>(r)] = static_cast<int>(send_buffer.size());
+    send_counts[static_cast<std::size_t>(r)] = static_cast<int>(part.size());
+    send_buffer.insert(send_buffer.end(), part.begin(), part.end());
+  }
+  std::vector<int> recv_counts(static_cast<std::size_t>(size_));
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "alltoall");
+  std::vector<int> recv_offsets(static_cast<std::size_t>(size_));
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    recv_offsets[static_cast<std::size_t>(r)] = total;
+    total += recv_counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<char> recv_buffer(static_cast<std::size_t>(total));
+  check(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, recv_buffer.data(),
+                      recv_counts.data(), recv_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "alltoallv");
+  std::vector<std::vector<char>> in(static_cast<std::size_t>(size_));
+  for (int r = 0; r < size_; ++r) {
+    const auto begin = recv_buffer.begin() + recv_offsets[static_cast<std::size_t>(r)];
+    in[static_cast<std::size_t>(r)].assign(begin, begin + recv_counts[static_cast<std::size_t>(r)]);
+  }
+  return in;
+}
+
+void Communicator::send(int to, int tag, const std::vector<char>& bytes) const {
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "send");
+}
+
+std::vector<char> Communicator::receive(int& from, int& tag) const {
+  MPI_Status status;
+  check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status), "probe");
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::vector<char> bytes(static_cast<std::size_t>(count));
+  check(MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "receive");
+  from = status.MPI_SOURCE;
+  tag = status.MPI_TAG;
+  return bytes;
+}
+
+void Communicator::barrier() const {
+  if (size_ > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void Communicator::abort(int code) const {
+  if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+}  // namespace podsim::partition

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+
+#include "collectives/schedule_runner.hpp"
+#include "partition/communicator.hpp"
+
+namespace podsim::partition {
+
+/// Totals of the partitioned runs an executor did, for benchmarks and reports.
+struct ParallelStats {
+  std::uint64_t runs = 0;
+  std::uint64_t windows = 0;
+  std::uint64_t remote_events = 0;  ///< events sent to another process, summed over processes
+  std::uint64_t events = 0;         ///< events processed, summed over processes
+  SimTime simulated_ps = 0;         ///< simulated time covered, summed over runs
+};
+
+/// Runs schedules split over the processes of `comm` (every process calls run() with the
+/// same schedule): each simulates its block of chips and their links, and they advance
+/// together window by window (MpiSynchronizer). The result — finish times, every link's
+/// load — is the same on every process, and the same as a one-process run: event order
+/// depends on event keys only, and each link's load is summed by the one process that owns
+/// it. Schedules smaller than `min_transfers` are run whole by every process instead:
+/// windows would cost more than they save.
+class MpiExecutor final : public collectives::ScheduleExecutor {
+ public:
+  explicit MpiExecutor(const Communicator& comm, std::size_t min_transfers = 0)
+      : comm_(comm), min_transfers_(min_transfers) {}
+
+  collectives::ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
+                                  const collectives::Schedule& schedule) override;
+
+  const ParallelStats& stats() const { return stats_; }
+
+ private:
+  const Communicator& comm_;
+  std::size_t min_transfers_;
+  ParallelStats stats_;
+};
+
+}  // namespace podsim::partition
