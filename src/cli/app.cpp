@@ -58,6 +58,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file");
   run_cmd->add_flag("--json", run_opts.json, "Print the summary as one JSON object");
   run_cmd->add_flag("--allow-oom", run_opts.allow_oom, "Report a layout that does not fit in HBM without failing");
+  run_cmd->add_flag("--stats", run_opts.stats, "Report the simulations split over MPI processes on stderr");
   run_cmd->add_option("--set", run_opts.sets,
                       "Override a key: --set parallelism.tp=4 --set training.micro_batch=2 (repeatable)");
 
@@ -89,6 +90,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->capture_default_str();
   coll_cmd->add_option("--output,-o", coll.output_file, "Write the results to this HDF5 file");
   coll_cmd->add_flag("--json", coll.json, "Print JSON instead of a table");
+  coll_cmd->add_flag("--stats", coll.stats, "Report the simulations split over MPI processes on stderr");
   coll_cmd->add_option("--set", coll.args.sets,
                        "Override a key of the resolved request: --set topology.link.bandwidth=\"50 GB/s\", "
                        "--set network.max_chunks=32 (repeatable)");

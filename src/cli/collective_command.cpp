@@ -115,6 +115,7 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
     timings.push_back(
         collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups, executor));
   }
+  if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;
   if (!options.output_file.empty()) {
     output::write_hdf5(options.output_file,

@@ -12,6 +12,7 @@ struct CollectiveOptions {
   config::CollectiveArgs args;
   std::string output_file;  ///< -o: HDF5 file with the /collectives table
   bool json = false;
+  bool stats = false;  ///< report the partitioned simulations on stderr
 };
 
 /// Times the collective at every size; prints a table (or JSON) and writes the HDF5 file.

@@ -1,5 +1,7 @@
 #include "cli/invocation.hpp"
 
+#include <cstdio>
+
 namespace podsim::cli {
 
 namespace {
@@ -13,6 +15,19 @@ std::string shell_quote(const std::string& arg) {
   return out + "'";
 }
 }  // namespace
+
+void report_parallel_stats(const partition::ParallelStats& stats, const Invocation& invocation) {
+  if (!invocation.prints()) return;
+  const double simulated_s = to_seconds(stats.simulated_ps);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "podsim stats: %d process(es); %llu partitioned simulation(s) covering %.6g simulated s; %llu windows "
+                "(%.4g per simulated s); %llu events, %llu sent to another process\n",
+                invocation.world->size(), static_cast<unsigned long long>(stats.runs), simulated_s,
+                static_cast<unsigned long long>(stats.windows), simulated_s > 0 ? double(stats.windows) / simulated_s : 0.0,
+                static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.remote_events));
+  std::fputs(line, stderr);
+}
 
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world) {
   Invocation inv;

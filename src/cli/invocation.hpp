@@ -3,6 +3,7 @@
 #include <string>
 
 #include "partition/communicator.hpp"
+#include "partition/mpi_executor.hpp"
 
 namespace podsim::cli {
 
@@ -14,6 +15,10 @@ struct Invocation {
 
   bool prints() const { return world == nullptr || world->root(); }
 };
+
+/// With --stats: one line on stderr about the partitioned simulations of the command
+/// (processes, runs, windows per simulated second, remote events), from process 0.
+void report_parallel_stats(const partition::ParallelStats& stats, const Invocation& invocation);
 
 /// Builds the Invocation of `argv` run by the processes of `world`.
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world);

@@ -12,18 +12,14 @@
 
 namespace podsim::cli {
 
-namespace {
-/// Below this many transfers a collective is simulated whole by every process: a
-/// partitioned run's windows would cost more than the split saves (docs/parallel.md).
-constexpr std::size_t kMinPartitionedTransfers = 20'000;
-}  // namespace
-
 void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const config::LoadedScenario loaded = config::load_scenario(options.file, config::parse_overrides(options.sets));
   if (!options.output_file.empty()) output::check_output_path(options.output_file);
-  // Contention-aware simulations big enough to gain are split over the MPI processes.
-  partition::MpiExecutor executor(*invocation.world, kMinPartitionedTransfers);
+  // Contention-aware simulations big enough to gain (network.min_partitioned_transfers) are
+  // split over the MPI processes.
+  partition::MpiExecutor executor(*invocation.world);
   const runtime::StepReport report = runtime::simulate_step(loaded.scenario, executor);
+  if (options.stats) report_parallel_stats(executor.stats(), invocation);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
 

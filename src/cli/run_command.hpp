@@ -12,6 +12,7 @@ struct RunOptions {
   std::string file;
   std::string output_file;  ///< -o: HDF5 with /summary, /breakdown, /memory, /links
   bool json = false;
+  bool stats = false;  ///< report the partitioned simulations on stderr
   bool allow_oom = false;   ///< report a layout that does not fit in HBM without failing
   std::vector<std::string> sets;
 };

@@ -17,6 +17,9 @@ struct NetworkSpec {
   std::uint64_t min_chunk_bytes = 64 * 1024;
   /// ...and into at most this many chunks (larger chunks for larger messages).
   std::uint32_t max_chunks = 16;
+  /// Under mpirun, a simulation of fewer transfers than this is run whole by every process
+  /// rather than split: its synchronization windows would cost more than the split saves.
+  std::uint64_t min_partitioned_transfers = 20'000;
 };
 
 }  // namespace podsim::network

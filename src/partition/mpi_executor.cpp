@@ -9,7 +9,9 @@ namespace podsim::partition {
 
 collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, const network::NetworkSpec& net,
                                              const collectives::Schedule& schedule) {
-  if (comm_.size() == 1 || schedule.size() < min_transfers_) return collectives::run_schedule(topo, net, schedule);
+  if (comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers) {
+    return collectives::run_schedule(topo, net, schedule);
+  }
 
   const VertexPartition part = partition_vertices(topo, schedule, comm_.size());
   // Entities: vertices, then links (a link lives with its source vertex).

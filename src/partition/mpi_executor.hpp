@@ -21,12 +21,11 @@ struct ParallelStats {
 /// together window by window (MpiSynchronizer). The result — finish times, every link's
 /// load — is the same on every process, and the same as a one-process run: event order
 /// depends on event keys only, and each link's load is summed by the one process that owns
-/// it. Schedules smaller than `min_transfers` are run whole by every process instead:
-/// windows would cost more than they save.
+/// it. Schedules smaller than the network's min_partitioned_transfers are run whole by
+/// every process instead: windows would cost more than they save.
 class MpiExecutor final : public collectives::ScheduleExecutor {
  public:
-  explicit MpiExecutor(const Communicator& comm, std::size_t min_transfers = 0)
-      : comm_(comm), min_transfers_(min_transfers) {}
+  explicit MpiExecutor(const Communicator& comm) : comm_(comm) {}
 
   collectives::ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
                                   const collectives::Schedule& schedule) override;
@@ -35,7 +34,6 @@ class MpiExecutor final : public collectives::ScheduleExecutor {
 
  private:
   const Communicator& comm_;
-  std::size_t min_transfers_;
   ParallelStats stats_;
 };
 
