@@ -19,7 +19,7 @@ std::vector<Override> parse_overrides(const std::vector<std::string>& assignment
                       (c == '.' && i > 0 && i + 1 < path.size() && path[i - 1] != '.');
       if (!ok) throw InputError(text + ": \"" + path + "\" is not a key path like link.bandwidth");
     }
-    out.push_back(Override{std::move(path), a.substr(eq + 1), text});
+    out.push_back(Override{std::move(path), a.substr(eq + 1), text, std::filesystem::path()});
   }
   return out;
 }

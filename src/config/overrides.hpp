@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@ struct Override {
   std::string path;   ///< dotted key path from the document root, e.g. "link.bandwidth"
   std::string value;  ///< YAML text of the new value, e.g. "50 GB/s" or "[4, 4]"
   std::string text;   ///< as typed, for error messages: "--set link.bandwidth=50 GB/s"
+  /// A file named by the value (model: other.yaml) is relative to this directory (the
+  /// working directory for --set, the sweep file's for a sweep).
+  std::filesystem::path dir;
 };
 
 /// Parses "key.path=value" strings. Throws InputError naming the bad one.

@@ -38,21 +38,38 @@ std::filesystem::path include(YAML::Node root, const std::string& key, const std
 
 /// Rethrows a layout problem at the scenario key it names.
 [[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {
-  throw InputError(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
+  throw InfeasibleLayout(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
 }
 
 }  // namespace
 
-LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides) {
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout) {
   const std::string shown = display_name(file);
   YAML::Node root = load_yaml_file(file, shown);
   SourceMap sources;
   sources.add_file("", shown);
   if (!root.IsMap()) Reader(root, "", sources);  // throws: a scenario is a mapping
   const std::filesystem::path dir = file.parent_path();
-  include(root, "model", dir, sources);
-  include(root, "hardware", dir, sources);
-  const std::filesystem::path topology_dir = include(root, "topology", dir, sources);
+  // Overrides that replace a whole included file come first, with their own directory;
+  // the others reach into the included documents, so they wait until those are inlined.
+  std::vector<Override> deep;
+  std::filesystem::path include_dir[3] = {dir, dir, dir};
+  const char* const include_keys[3] = {"model", "hardware", "topology"};
+  for (const Override& o : overrides) {
+    bool whole = false;
+    for (int k = 0; k < 3; ++k) {
+      if (o.path == include_keys[k]) {
+        apply_overrides(root, {o}, sources);
+        include_dir[k] = o.dir;
+        whole = true;
+      }
+    }
+    if (!whole) deep.push_back(o);
+  }
+  include(root, "model", include_dir[0], sources);
+  include(root, "hardware", include_dir[1], sources);
+  const std::filesystem::path topology_dir = include(root, "topology", include_dir[2], sources);
   inline_topology_includes(root["topology"], "topology", topology_dir, sources);
   // `network: contention` is shorthand for {model: contention}: expanded before overrides so
   // that --set network.max_chunks=… works either way.
@@ -62,7 +79,7 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
     expanded["model"] = shorthand;
     root["network"] = expanded;
   }
-  apply_overrides(root, overrides, sources);
+  apply_overrides(root, deep, sources);
 
   Reader top(root, "", sources);
   top.allow_only({"schema_version", "name", "description", "model", "hardware", "topology", "network", "parallelism",
@@ -80,12 +97,16 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   Reader topology = top.child("topology");
   s.topology = read_topology(topology);
   s.network = read_network_choice(top);
-  const topology::Topology topo(s.topology);
+  const auto chips = static_cast<std::uint32_t>(topology::chip_count(s.topology));
   Reader parallel = top.child("parallelism");
-  s.parallel = read_parallelism(parallel, topo.chips());
+  s.parallel = read_parallelism(parallel, chips);
   Reader training = top.child("training");
   s.training = read_training(training, s.model);
 
+  if (!check_layout) {
+    out.resolved_yaml = dump(root);
+    return out;
+  }
   // Mesh entries must name the topology's axes.
   if (!s.parallel.mesh.empty()) {
     const Reader mesh = parallel.child("mesh");
@@ -100,15 +121,16 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
     }
   }
   try {
-    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
+    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, chips);
   } catch (const parallelism::LayoutError& e) {
     relocate(e, root, sources);
   }
   try {
+    const topology::Topology topo(s.topology);
     const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   } catch (const InputError& e) {
     const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
-    throw InputError(locate_path(root, key, sources) + ": " + key + ": " + e.what());
+    throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
   }
   out.resolved_yaml = dump(root);
   return out;

@@ -6,8 +6,17 @@
 
 #include "config/overrides.hpp"
 #include "runtime/scenario.hpp"
+#include "util/error.hpp"
 
 namespace podsim::config {
+
+/// A scenario whose layout cannot run on its machine (dp·tp·pp ≠ chips, tp not dividing
+/// the heads, an impossible mesh, …). The message names the file, line and key. A sweep
+/// records these as infeasible instead of stopping.
+class InfeasibleLayout : public InputError {
+ public:
+  using InputError::InputError;
+};
 
 /// A scenario file read, validated and resolved.
 struct LoadedScenario {
@@ -19,7 +28,9 @@ struct LoadedScenario {
 /// Reads a scenario (docs/configuration.md): model, hardware and topology (file paths,
 /// relative to the scenario, or inline), network, parallelism, training. Checks that the
 /// layout can run (dp·tp·pp = chips, tp divides heads, batch divides into microbatches,
-/// the mesh can be placed, …); every error names the file, line and key that caused it.
-LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
+/// the mesh can be placed, …: InfeasibleLayout); every error names the file, line and key
+/// that caused it. Overrides of `model`, `hardware` or `topology` may name files.
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {},
+                             bool check_layout = true);
 
 }  // namespace podsim::config

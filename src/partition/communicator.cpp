@@ -101,6 +101,16 @@ void Communicator::send(int to, int tag, const std::vector<char>& bytes) const {
   check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "send");
 }
 
+bool Communicator::poll(int& from, int& tag) const {
+  int flag = 0;
+  MPI_Status status;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "iprobe");
+  if (flag == 0) return false;
+  from = status.MPI_SOURCE;
+  tag = status.MPI_TAG;
+  return true;
+}
+
 std::vector<char> Communicator::receive(int& from, int& tag) const {
   MPI_Status status;
   check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status), "probe");

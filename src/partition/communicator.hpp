@@ -29,6 +29,8 @@ class Communicator {
 
   /// Point to point, for handing out work: a message of bytes with a tag.
   void send(int to, int tag, const std::vector<char>& bytes) const;
+  /// True if a message from anyone is waiting (`from`, `tag` then say whose and what).
+  bool poll(int& from, int& tag) const;
   /// Receives the next message from anyone; `from` and `tag` say from whom and what.
   std::vector<char> receive(int& from, int& tag) const;
 

@@ -27,6 +27,26 @@ std::vector<std::string> axis_names(const TopologySpec& spec) {
       spec.layout);
 }
 
+std::uint64_t chip_count(const TopologySpec& spec) {
+  return std::visit(
+      [](const auto& layout) -> std::uint64_t {
+        using T = std::decay_t<decltype(layout)>;
+        auto grid = [](const GridSpec& g) {
+          std::uint64_t n = 1;
+          for (int d : g.dims) n *= static_cast<std::uint64_t>(d);
+          return n;
+        };
+        if constexpr (std::is_same_v<T, GridSpec>) {
+          return grid(layout);
+        } else if constexpr (std::is_same_v<T, SwitchSpec>) {
+          return static_cast<std::uint64_t>(layout.nodes) * static_cast<std::uint64_t>(layout.chips_per_node);
+        } else {
+          return static_cast<std::uint64_t>(layout.slices) * grid(layout.slice);
+        }
+      },
+      spec.layout);
+}
+
 TopologySpec with_link_efficiency(TopologySpec spec, double fast, double slow) {
   std::visit(
       [&](auto& layout) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -51,6 +52,9 @@ struct TopologySpec {
 /// and by `slow` on the slow one (DCN, scale-out) — the fraction collectives reach in
 /// practice, a calibration constant of the hardware.
 TopologySpec with_link_efficiency(TopologySpec spec, double fast, double slow);
+
+/// Number of chips of `spec` (without building its graph).
+std::uint64_t chip_count(const TopologySpec& spec);
 
 /// Names of the chips' coordinate axes, in order: x, y, z of a grid (as many as it has),
 /// then "slice" for a multislice; "gpu" (index in the node) and "node" for a switch.

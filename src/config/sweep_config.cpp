@@ -1,0 +1,160 @@
+#include "config/sweep_config.hpp"
+
+#include <algorithm>
+
+#include "config/document.hpp"
+#include "config/reader.hpp"
+#include "config/scenario_config.hpp"
+#include "util/suggest.hpp"
+
+namespace podsim::config {
+
+namespace {
+
+constexpr std::uint64_t kMaxPoints = 10'000'000;
+
+/// The values of one key, read from a YAML list.
+SweptKey read_key(const Reader& r, const std::string& key, const YAML::Node& list, const std::string& path) {
+  if (!list.IsSequence() || list.size() == 0) r.fail(key, "expected a non-empty list of values");
+  SweptKey k;
+  k.key = key;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node v = list[i];
+    k.values.push_back(v.IsScalar() ? v.Scalar() : dump(v));
+    k.where.push_back(r.sources().locate(join_path(path, key), v.Mark()));
+    if (!k.values.back().empty() && k.values.back().back() == '\n') k.values.back().pop_back();
+  }
+  return k;
+}
+
+}  // namespace
+
+std::vector<std::string> derivable_names() {
+  return {"chips", "dp", "tp", "pp", "virtual_stages", "zero", "global_batch", "micro_batch", "seq_len",
+          "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab"};
+}
+
+std::uint64_t LoadedSweep::points() const {
+  std::uint64_t n = 1;
+  for (const auto& d : dimensions) n *= d.size();
+  return n;
+}
+
+std::vector<Override> LoadedSweep::overrides_at(std::uint64_t index) const {
+  std::vector<Override> out;
+  std::vector<std::size_t> at(dimensions.size());
+  for (std::size_t d = dimensions.size(); d-- > 0;) {
+    at[d] = static_cast<std::size_t>(index % dimensions[d].size());
+    index /= dimensions[d].size();
+  }
+  for (std::size_t d = 0; d < dimensions.size(); ++d) {
+    for (const SweptKey& k : dimensions[d].keys) {
+      out.push_back(Override{k.key, k.values[at[d]], k.where[at[d]] + " (" + k.key + ")", dir});
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> LoadedSweep::keys() const {
+  std::vector<std::string> out;
+  for (const auto& d : dimensions) {
+    for (const auto& k : d.keys) out.push_back(k.key);
+  }
+  return out;
+}
+
+LoadedSweep load_sweep(const std::filesystem::path& file) {
+  const std::string shown = display_name(file);
+  YAML::Node root = load_yaml_file(file, shown);
+  SourceMap sources;
+  sources.add_file("", shown);
+  Reader r(root, "", sources);
+  r.allow_only({"schema_version", "name", "description", "base", "axes", "zip", "derive", "skip_infeasible"});
+  const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
+  if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+
+  LoadedSweep s;
+  s.dir = file.parent_path();
+  s.base = s.dir / r.text("base");
+  if (!std::filesystem::exists(s.base)) r.fail("base", "no scenario file \"" + display_name(s.base) + "\"");
+  r.set_default("skip_infeasible", "true");
+  s.skip_infeasible = r.boolean("skip_infeasible");
+
+  if (r.has("axes")) {
+    const YAML::Node axes = r.node("axes");
+    if (!axes.IsMap()) r.fail("axes", "expected a mapping of key: [values]");
+    const Reader ax = r.child("axes");
+    for (const auto& entry : axes) {
+      const std::string key = entry.first.Scalar();
+      s.dimensions.push_back(SweepDimension{{read_key(ax, key, entry.second, "axes")}});
+    }
+  }
+  if (r.has("zip")) {
+    const YAML::Node groups = r.node("zip");
+    if (!groups.IsSequence()) r.fail("zip", "expected a list of groups like - {model: [a, b], training.global_batch: [1, 2]}");
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::string path = "zip[" + std::to_string(g) + "]";
+      if (!groups[g].IsMap()) r.fail("zip", "group " + std::to_string(g + 1) + " is not a mapping of key: [values]");
+      const Reader group(groups[g], path, sources);
+      SweepDimension dim;
+      for (const auto& entry : groups[g]) {
+        dim.keys.push_back(read_key(group, entry.first.Scalar(), entry.second, path));
+        if (dim.keys.back().values.size() != dim.keys.front().values.size()) {
+          group.fail(entry.first.Scalar(), "has " + std::to_string(dim.keys.back().values.size()) + " values but " +
+                                               dim.keys.front().key + " has " +
+                                               std::to_string(dim.keys.front().values.size()) +
+                                               "; keys of a zip group vary together");
+        }
+      }
+      if (!dim.keys.empty()) s.dimensions.push_back(std::move(dim));
+    }
+  }
+  if (s.dimensions.empty()) r.fail("axes", "a sweep needs at least one key to vary (axes: or zip:)");
+  if (s.points() > kMaxPoints) r.fail("axes", "describes " + std::to_string(s.points()) + " points; podsim sweeps up to " +
+                                                  std::to_string(kMaxPoints));
+  std::vector<std::string> seen;
+  for (const auto& key : s.keys()) {
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) r.fail("axes", "key " + key + " is swept twice");
+    seen.push_back(key);
+  }
+  if (r.has("derive")) {
+    const Reader derive = r.child("derive");
+    const std::vector<std::string> known = derivable_names();
+    for (const auto& entry : r.node("derive")) {
+      const std::string key = entry.first.Scalar();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) derive.fail(key, "is both swept and derived");
+      try {
+        Expression e(derive.text(key));
+        for (const auto& name : e.names()) {
+          if (std::find(known.begin(), known.end(), name) == known.end()) {
+            derive.fail(key, "unknown name \"" + name + "\"" + did_you_mean(name, known) + "; known names are " +
+                                 join_choices(known));
+          }
+        }
+        s.derived.push_back(DerivedKey{key, std::move(e), sources.locate("derive." + key, entry.second.Mark())});
+      } catch (const InfeasibleLayout&) {
+        throw;
+      } catch (const InputError& e) {
+        const std::string what = e.what();
+        if (what.rfind(shown, 0) == 0) throw;  // already located
+        derive.fail(key, what);
+      }
+    }
+  }
+  // Every value alone on the base scenario must make a valid scenario (a layout that cannot
+  // run is fine: the point is recorded as infeasible).
+  for (const auto& dim : s.dimensions) {
+    for (std::size_t i = 0; i < dim.size(); ++i) {
+      std::vector<Override> one;
+      for (const auto& k : dim.keys) one.push_back(Override{k.key, k.values[i], k.where[i] + " (" + k.key + ")", s.dir});
+      try {
+        load_scenario(s.base, one);
+      } catch (const InfeasibleLayout&) {
+      }
+    }
+  }
+  s.resolved_yaml = dump(root);
+  return s;
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/overrides.hpp"
+#include "util/expression.hpp"
+
+namespace podsim::config {
+
+/// One swept key and its values (YAML text, as written).
+struct SweptKey {
+  std::string key;                  ///< scenario key path, e.g. "parallelism.tp"
+  std::vector<std::string> values;  ///< one per point of its dimension
+  std::vector<std::string> where;   ///< "sweep.yaml:5:20" of each value, for messages
+};
+
+/// A dimension of the sweep: one key, or a `zip:` group of keys that vary together.
+struct SweepDimension {
+  std::vector<SweptKey> keys;
+  std::size_t size() const { return keys.front().values.size(); }
+};
+
+/// A key filled by an expression over the point's values, e.g. dp = chips / (tp * pp).
+struct DerivedKey {
+  std::string key;
+  Expression expression;
+  std::string where;
+};
+
+/// A sweep file, read and checked (docs/sweep.md).
+struct LoadedSweep {
+  std::filesystem::path base;  ///< the scenario every point starts from
+  std::filesystem::path dir;   ///< the sweep file's directory (values' relative paths)
+  std::vector<SweepDimension> dimensions;
+  std::vector<DerivedKey> derived;
+  bool skip_infeasible = true;
+  std::string resolved_yaml;
+
+  /// Points: the product of the dimensions' sizes.
+  std::uint64_t points() const;
+  /// The swept values of point `index` as overrides (the last dimension varies fastest).
+  std::vector<Override> overrides_at(std::uint64_t index) const;
+  /// Every swept key, in column order.
+  std::vector<std::string> keys() const;
+};
+
+/// Reads a sweep and checks, before any simulation, that every value of every key makes a
+/// valid scenario on its own (known key, right type and unit); a layout that cannot run is
+/// not an error here. Errors name the sweep file, line and key.
+LoadedSweep load_sweep(const std::filesystem::path& file);
+
+/// The names a derive expression may use: chips and the scenario's numbers.
+std::vector<std::string> derivable_names();
+
+}  // namespace podsim::config

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "output/table.hpp"
+
+namespace podsim::output {
+
+/// What a podsim HDF5 file holds, as far as a command resuming from it needs.
+struct StoredFile {
+  std::string config_yaml;     ///< the root attribute of the same name
+  std::optional<Table> table;  ///< the requested table, if the file has it
+};
+
+/// Reads `path` (written by write_hdf5): its config_yaml and the table `name`, with each
+/// column's values and unit. Throws InputError if it is not a readable podsim file.
+StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name);
+
+}  // namespace podsim::output

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/sweep_config.hpp"
+
+namespace podsim::sweep {
+
+/// One point of a sweep, simulated or not, in the columns of the /sweep table
+/// (sweep_columns): texts, whole numbers and reals, each in schema order.
+struct PointResult {
+  std::uint64_t index = 0;
+  bool feasible = false;
+  std::string reason;  ///< why not, when infeasible
+  std::vector<std::string> texts;
+  std::vector<std::int64_t> ints;
+  std::vector<double> reals;
+
+  std::vector<char> serialize() const;
+  static PointResult deserialize(std::uint64_t index, const std::vector<char>& bytes);
+};
+
+/// The metric columns every point has (besides its swept and derived values).
+struct MetricSchema {
+  std::vector<std::string> texts;
+  std::vector<std::pair<std::string, std::string>> ints;   ///< name, unit
+  std::vector<std::pair<std::string, std::string>> reals;  ///< name, unit
+};
+const MetricSchema& metric_schema();
+
+/// Builds point `index`'s scenario (swept values, then derived keys), checks it can run
+/// and fits in memory, and simulates one step. A layout that cannot run, a derived value
+/// that is not a whole number, or a layout that does not fit, gives an infeasible result
+/// with the reason — or, unless the sweep skips infeasible points, an InputError.
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index);
+
+}  // namespace podsim::sweep

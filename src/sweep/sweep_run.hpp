@@ -1,0 +1,38 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "config/sweep_config.hpp"
+#include "partition/communicator.hpp"
+
+namespace podsim::sweep {
+
+/// How a sweep reports and where it writes.
+struct SweepOutput {
+  std::filesystem::path file;  ///< HDF5 with the /sweep table (required)
+  std::string podsim_version;
+  std::string command_line;
+  bool progress = true;  ///< a progress line on stderr (process 0)
+};
+
+/// What a sweep did.
+struct SweepSummary {
+  std::uint64_t points = 0;
+  std::uint64_t resumed = 0;     ///< already in the file from an earlier, interrupted run
+  std::uint64_t simulated = 0;   ///< feasible points computed now
+  std::uint64_t infeasible = 0;  ///< recorded with a reason, now or before
+  double seconds = 0;            ///< wall time of this run
+};
+
+/// Runs every point of `sweep` not yet in the output file, spread over the processes of
+/// `comm` (process 0 hands out points one at a time and also computes), and writes
+/// the /sweep table — one row per point, ordered by index — rewriting the whole file
+/// atomically every few seconds, so a killed sweep keeps what it finished and the same
+/// command resumes it. Throws InputError if the file holds another sweep.
+SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& output, const partition::Communicator& comm);
+
+/// The resolved configuration a sweep's file records: the sweep and its base scenario.
+std::string sweep_config_yaml(const config::LoadedSweep& sweep);
+
+}  // namespace podsim::sweep
