@@ -10,6 +10,7 @@
 #include "cli/collective_command.hpp"
 #include "cli/invocation.hpp"
 #include "cli/run_command.hpp"
+#include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
 #include "cli/validate_command.hpp"
 #include "collectives/collective_spec.hpp"
@@ -62,6 +63,19 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   run_cmd->add_option("--set", run_opts.sets,
                       "Override a key: --set parallelism.tp=4 --set training.micro_batch=2 (repeatable)");
 
+  SweepOptions sweep_opts;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "Simulate every point of a sweep (axes over any scenario key), spread over MPI processes; resumable");
+  sweep_cmd->add_option("sweep", sweep_opts.file, "Sweep file (docs/sweep.md)")->required();
+  sweep_cmd->add_option("--output,-o", sweep_opts.output_file,
+                        "HDF5 file for the /sweep table; rerunning with the same file resumes")
+      ->required();
+  sweep_cmd->add_flag("--quiet,-q", sweep_opts.quiet, "No progress line on stderr");
+  sweep_cmd->add_option("--flush-every", sweep_opts.flush_seconds,
+                        "Seconds between writes of the finished rows (the whole file is rewritten atomically)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+
   ValidateOptions validate_opts;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Compare predictions with published measurements");
   validate_cmd->add_option("--data", validate_opts.data,
@@ -105,6 +119,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
 
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
+    if (sweep_cmd->parsed()) run_sweep_command(sweep_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo, invocation);
     if (validate_cmd->parsed()) run_validate(validate_opts, invocation);
     if (coll_cmd->parsed()) run_collective(coll, invocation);

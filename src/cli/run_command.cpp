@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "config/scenario_config.hpp"
+#include "memory/memory_model.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/step_text.hpp"
 #include "partition/mpi_executor.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/error.hpp"
-#include "util/units.hpp"
 
 namespace podsim::cli {
 
@@ -32,14 +32,8 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
     std::cout << (options.json ? output::step_json(loaded.scenario, report, topo, labels) + "\n"
                                : output::step_text(loaded.scenario, report, topo, labels));
   }
-  if (!report.fits() && !options.allow_oom) {
-    std::size_t worst = 0;
-    for (std::size_t i = 1; i < report.memory.size(); ++i) {
-      if (report.memory[i].total > report.memory[worst].total) worst = i;
-    }
-    const auto& m = report.memory[worst];
-    throw SimulationError("this layout does not fit in memory: a chip of pipeline stage " + std::to_string(worst) +
-                          " needs " + units::format_bytes(m.total) + " of " + units::format_bytes(m.capacity) +
+  if (const auto why = memory::does_not_fit(report.memory); why && !options.allow_oom) {
+    throw SimulationError("this layout does not fit in memory: " + *why +
                           " (breakdown above); try more tensor or pipeline parallelism, a higher ZeRO stage or "
                           "recompute, or pass --allow-oom to accept the report as is");
   }

@@ -22,9 +22,20 @@ SweptKey read_key(const Reader& r, const std::string& key, const YAML::Node& lis
     const YAML::Node v = list[i];
     k.values.push_back(v.IsScalar() ? v.Scalar() : dump(v));
     k.where.push_back(r.sources().locate(join_path(path, key), v.Mark()));
+    k.line.push_back(v.Mark().line + 1);
     if (!k.values.back().empty() && k.values.back().back() == '\n') k.values.back().pop_back();
   }
   return k;
+}
+
+/// The value of each dimension at point `index` (the last dimension varies fastest).
+std::vector<std::size_t> coordinates(const std::vector<SweepDimension>& dimensions, std::uint64_t index) {
+  std::vector<std::size_t> at(dimensions.size());
+  for (std::size_t d = dimensions.size(); d-- > 0;) {
+    at[d] = static_cast<std::size_t>(index % dimensions[d].size());
+    index /= dimensions[d].size();
+  }
+  return at;
 }
 
 }  // namespace
@@ -42,16 +53,27 @@ std::uint64_t LoadedSweep::points() const {
 
 std::vector<Override> LoadedSweep::overrides_at(std::uint64_t index) const {
   std::vector<Override> out;
-  std::vector<std::size_t> at(dimensions.size());
-  for (std::size_t d = dimensions.size(); d-- > 0;) {
-    at[d] = static_cast<std::size_t>(index % dimensions[d].size());
-    index /= dimensions[d].size();
-  }
+  const std::vector<std::size_t> at = coordinates(dimensions, index);
   for (std::size_t d = 0; d < dimensions.size(); ++d) {
     for (const SweptKey& k : dimensions[d].keys) {
-      out.push_back(Override{k.key, k.values[at[d]], k.where[at[d]] + " (" + k.key + ")", dir});
+      out.push_back(Override{k.key, k.values[at[d]], k.where[at[d]], dir});
     }
   }
+  return out;
+}
+
+std::string LoadedSweep::describe(std::uint64_t index) const {
+  std::string values;
+  std::string where;
+  const std::vector<std::size_t> at = coordinates(dimensions, index);
+  for (std::size_t d = 0; d < dimensions.size(); ++d) {
+    for (const SweptKey& k : dimensions[d].keys) {
+      if (where.empty()) where = k.where[at[d]];
+      append_joined(values, ", ", k.key + ": " + k.values[at[d]] + " on line " + std::to_string(k.line[at[d]]));
+    }
+  }
+  std::string out = where;
+  out.append(": point ").append(std::to_string(index)).append(" (").append(values).append(")");
   return out;
 }
 
@@ -74,6 +96,7 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
 
   LoadedSweep s;
+  s.file = shown;
   s.dir = file.parent_path();
   s.base = s.dir / r.text("base");
   if (!std::filesystem::exists(s.base)) r.fail("base", "no scenario file \"" + display_name(s.base) + "\"");
@@ -146,7 +169,7 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   for (const auto& dim : s.dimensions) {
     for (std::size_t i = 0; i < dim.size(); ++i) {
       std::vector<Override> one;
-      for (const auto& k : dim.keys) one.push_back(Override{k.key, k.values[i], k.where[i] + " (" + k.key + ")", s.dir});
+      for (const auto& k : dim.keys) one.push_back(Override{k.key, k.values[i], k.where[i], s.dir});
       try {
         load_scenario(s.base, one);
       } catch (const InfeasibleLayout&) {

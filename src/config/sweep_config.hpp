@@ -15,6 +15,7 @@ struct SweptKey {
   std::string key;                  ///< scenario key path, e.g. "parallelism.tp"
   std::vector<std::string> values;  ///< one per point of its dimension
   std::vector<std::string> where;   ///< "sweep.yaml:5:20" of each value, for messages
+  std::vector<int> line;            ///< the line of each value
 };
 
 /// A dimension of the sweep: one key, or a `zip:` group of keys that vary together.
@@ -32,6 +33,7 @@ struct DerivedKey {
 
 /// A sweep file, read and checked (docs/sweep.md).
 struct LoadedSweep {
+  std::string file;            ///< the sweep file, as messages show it
   std::filesystem::path base;  ///< the scenario every point starts from
   std::filesystem::path dir;   ///< the sweep file's directory (values' relative paths)
   std::vector<SweepDimension> dimensions;
@@ -43,6 +45,9 @@ struct LoadedSweep {
   std::uint64_t points() const;
   /// The swept values of point `index` as overrides (the last dimension varies fastest).
   std::vector<Override> overrides_at(std::uint64_t index) const;
+  /// "sweep.yaml:8:20: point 7 (parallelism.tp: 4 on line 8, training.micro_batch: 2 on
+  /// line 9)": a point named by its values and where they are written, for messages.
+  std::string describe(std::uint64_t index) const;
   /// Every swept key, in column order.
   std::vector<std::string> keys() const;
 };

@@ -1,6 +1,7 @@
 #include "memory/memory_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
@@ -76,6 +77,21 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     out.push_back(mem);
   }
   return out;
+}
+
+std::optional<std::string> does_not_fit(const std::vector<MemoryBreakdown>& stages) {
+  std::size_t worst = 0;
+  bool fits = true;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    fits = fits && stages[i].fits();
+    if (stages[i].total - stages[i].capacity > stages[worst].total - stages[worst].capacity) worst = i;
+  }
+  if (fits) return std::nullopt;
+  char text[160];
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  std::snprintf(text, sizeof text, "a chip of pipeline stage %zu needs %.1f GiB of %.1f GiB", worst,
+                stages[worst].total / kGiB, stages[worst].capacity / kGiB);
+  return std::string(text);
 }
 
 }  // namespace podsim::memory

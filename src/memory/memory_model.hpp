@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "hardware/chip_spec.hpp"
@@ -40,5 +42,9 @@ double layer_activation_bytes(const workload::ModelSpec& model, const workload::
 std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                                           const parallelism::ParallelSpec& parallel,
                                           const parallelism::TrainingSpec& training);
+
+/// Why a layout does not fit: the stage whose chips need the most, against their capacity
+/// ("a chip of pipeline stage 0 needs 65.8 GiB of 32.0 GiB"); nothing when every stage fits.
+std::optional<std::string> does_not_fit(const std::vector<MemoryBreakdown>& stages);
 
 }  // namespace podsim::memory

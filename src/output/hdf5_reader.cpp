@@ -30,6 +30,14 @@ std::vector<std::string> read_strings(hid_t attr) {
   return out;
 }
 
+/// A scalar text attribute of `loc` ("" if it has none).
+std::string text_attribute(hid_t loc, const char* name) {
+  if (H5Aexists(loc, name) <= 0) return "";
+  const Hdf5Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
+  const std::vector<std::string> values = read_strings(attr.get());
+  return values.empty() ? "" : values.front();
+}
+
 /// One member of a compound dataset, read on its own (HDF5 matches members by name).
 template <typename T>
 std::vector<T> read_member(hid_t dataset, const char* name, hid_t native, std::size_t rows) {
@@ -50,15 +58,7 @@ StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name)
   const Hdf5Handle file(H5Fopen(shown.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (file.get() < 0) throw InputError(shown + ": not a readable HDF5 file");
   StoredFile out;
-  if (H5Aexists(file.get(), "config_yaml") > 0) {
-    const Hdf5Handle attr(H5Aopen(file.get(), "config_yaml", H5P_DEFAULT), H5Aclose);
-    const Hdf5Handle type = string_type();
-    char* text = nullptr;
-    if (H5Aread(attr.get(), type.get(), &text) >= 0 && text != nullptr) {
-      out.config_yaml = text;
-      H5free_memory(text);
-    }
-  }
+  out.config_yaml = text_attribute(file.get(), "config_yaml");
   if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0) return out;
   const Hdf5Handle dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (dataset.get() < 0) throw InputError(shown + ": cannot open table /" + name);
@@ -74,6 +74,7 @@ StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name)
   }
   Table table;
   table.name = name;
+  table.description = text_attribute(dataset.get(), "description");
   const int members = H5Tget_nmembers(type.get());
   for (int m = 0; m < members; ++m) {
     char* member_name = H5Tget_member_name(type.get(), static_cast<unsigned>(m));

@@ -7,6 +7,11 @@
 
 namespace podsim::output {
 
+/// Throws InputError, as write_hdf5 would, if `path` cannot be written (its directory is
+/// missing or it is a directory). Commands call it before simulating, to fail fast.
+void check_output_path(const std::filesystem::path& path);
+
+
 /// Writes one podsim HDF5 file (layout in docs/output-schema.md): the FileInfo fields as
 /// root attributes and each table as a compound dataset /<name> with attributes `units` and
 /// `description`. Tables with 0 rows are written too, so readers see their columns.
@@ -17,11 +22,11 @@ namespace podsim::output {
 /// directory, SimulationError (naming `path`) on any other failure, including invalid tables
 /// (bad or duplicate names, columns of different lengths, text containing NUL); in every case
 /// the temporary file is removed.
-/// Throws InputError, as write_hdf5 would, if `path` cannot be written (its directory is
-/// missing or it is a directory). Commands call it before simulating, to fail fast.
-void check_output_path(const std::filesystem::path& path);
-
 void write_hdf5(const std::filesystem::path& path, const FileInfo& info,
                 const std::vector<Table>& tables);
+
+/// Removes "<path>.tmp.<pid>" files left by writers that were killed (their process is gone);
+/// a command that rewrites `path` again and again calls it before it starts.
+void remove_stale_temporaries(const std::filesystem::path& path);
 
 }  // namespace podsim::output

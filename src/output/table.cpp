@@ -17,8 +17,8 @@ Column& add_column(Table& table, std::string name, std::string unit, Column::Val
   return table.columns.emplace_back(Column{std::move(name), std::move(unit), std::move(values)});
 }
 
-template <typename T>
-std::vector<T>& typed(Column& column, std::string_view wanted) {
+template <typename T, typename ColumnT>
+auto& typed(ColumnT& column, std::string_view wanted) {
   if (auto* v = std::get_if<std::vector<T>>(&column.values)) return *v;
   throw SimulationError("column '" + column.name + "' holds " + std::string(column.type_name()) +
                         " values, not " + std::string(wanted));
@@ -49,6 +49,9 @@ std::string_view Column::type_name() const {
 std::vector<double>& Column::reals() { return typed<double>(*this, "real"); }
 std::vector<std::int64_t>& Column::ints() { return typed<std::int64_t>(*this, "int"); }
 std::vector<std::string>& Column::texts() { return typed<std::string>(*this, "text"); }
+const std::vector<double>& Column::reals() const { return typed<double>(*this, "real"); }
+const std::vector<std::int64_t>& Column::ints() const { return typed<std::int64_t>(*this, "int"); }
+const std::vector<std::string>& Column::texts() const { return typed<std::string>(*this, "text"); }
 
 std::size_t Table::rows() const {
   if (columns.empty()) return 0;
@@ -90,6 +93,18 @@ std::vector<std::int64_t>& Table::ints(std::string_view column_name) {
 }
 
 std::vector<std::string>& Table::texts(std::string_view column_name) {
+  return column(column_name).texts();
+}
+
+const std::vector<double>& Table::reals(std::string_view column_name) const {
+  return column(column_name).reals();
+}
+
+const std::vector<std::int64_t>& Table::ints(std::string_view column_name) const {
+  return column(column_name).ints();
+}
+
+const std::vector<std::string>& Table::texts(std::string_view column_name) const {
   return column(column_name).texts();
 }
 

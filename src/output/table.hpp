@@ -34,6 +34,9 @@ struct Column {
   std::vector<double>& reals();
   std::vector<std::int64_t>& ints();
   std::vector<std::string>& texts();
+  const std::vector<double>& reals() const;
+  const std::vector<std::int64_t>& ints() const;
+  const std::vector<std::string>& texts() const;
 };
 
 /// A named table, written as one compound dataset /<name> with one row per entity.
@@ -64,6 +67,9 @@ struct Table {
   std::vector<double>& reals(std::string_view column_name);
   std::vector<std::int64_t>& ints(std::string_view column_name);
   std::vector<std::string>& texts(std::string_view column_name);
+  const std::vector<double>& reals(std::string_view column_name) const;
+  const std::vector<std::int64_t>& ints(std::string_view column_name) const;
+  const std::vector<std::string>& texts(std::string_view column_name) const;
 };
 
 /// Root attributes of every podsim file.

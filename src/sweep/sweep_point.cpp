@@ -2,13 +2,13 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
 #include "output/step_tables.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/byte_buffer.hpp"
-#include "util/units.hpp"
 
 namespace podsim::sweep {
 
@@ -33,7 +33,9 @@ std::map<std::string, std::int64_t> variables(const runtime::Scenario& s) {
 }
 
 PointResult infeasible(std::uint64_t index, std::string reason, const config::LoadedSweep& sweep) {
-  if (!sweep.skip_infeasible) throw InputError("point " + std::to_string(index) + " cannot run: " + reason);
+  if (!sweep.skip_infeasible) {
+    throw InputError(sweep.describe(index) + " cannot run, and the sweep has skip_infeasible: false: " + reason);
+  }
   PointResult r;
   r.index = index;
   r.reason = std::move(reason);
@@ -62,6 +64,14 @@ const MetricSchema& metric_schema() {
     return m;
   }();
   return kSchema;
+}
+
+std::size_t metric_index(const std::string& name) {
+  const auto& reals = metric_schema().reals;
+  for (std::size_t i = 0; i < reals.size(); ++i) {
+    if (reals[i].first == name) return i;
+  }
+  throw std::logic_error("no sweep metric " + name);
 }
 
 std::vector<char> PointResult::serialize() const {
@@ -110,14 +120,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   }
   const runtime::Scenario& s = loaded.scenario;
   const auto memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
-  for (std::size_t stage = 0; stage < memory.size(); ++stage) {
-    if (!memory[stage].fits()) {
-      return infeasible(index, "does not fit in memory: a chip of stage " + std::to_string(stage) + " needs " +
-                                   units::format_bytes(memory[stage].total) + " of " +
-                                   units::format_bytes(memory[stage].capacity),
-                        sweep);
-    }
-  }
+  if (const auto why = memory::does_not_fit(memory)) return infeasible(index, "does not fit in memory: " + *why, sweep);
   const runtime::StepReport report = runtime::simulate_step(s);
   const topology::Topology topo(s.topology);
   output::Table summary = output::step_tables(s, report, topo, output::RunLabels{loaded.name, s.topology.name})[0];

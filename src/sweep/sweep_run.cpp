@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -33,7 +34,7 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
   t.description = "podsim sweep: one row per point; swept values as written, derived values, feasibility, metrics";
   t.add_int("index", "1");
   const auto keys = sweep.keys();
-  for (const auto& k : keys) t.add_text(column_name(k));
+  for (const auto& k : keys) t.add_text("swept_" + column_name(k));
   for (const auto& d : sweep.derived) t.add_int("derived_" + column_name(d.key), "1");
   t.add_int("feasible", "1");
   t.add_text("reason");
@@ -44,7 +45,7 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
   for (const auto& [index, r] : results) {
     t.ints("index").push_back(static_cast<std::int64_t>(index));
     const auto overrides = sweep.overrides_at(index);
-    for (std::size_t k = 0; k < keys.size(); ++k) t.texts(column_name(keys[k])).push_back(overrides[k].value);
+    for (std::size_t k = 0; k < keys.size(); ++k) t.texts("swept_" + column_name(keys[k])).push_back(overrides[k].value);
     // A derived value is the point's dp (or whichever key); 0 when the point is infeasible.
     for (const auto& d : sweep.derived) {
       const std::string leaf = d.key.substr(d.key.rfind('.') + 1);
@@ -91,8 +92,9 @@ std::map<std::uint64_t, PointResult> resume(const std::filesystem::path& file, c
 /// line every 10 seconds.
 class Progress {
  public:
-  Progress(bool enabled, std::uint64_t total, std::uint64_t done)
-      : enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0), total_(total), start_done_(done) {}
+  Progress(bool enabled, std::uint64_t total, std::uint64_t done, int processes)
+      : enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0), total_(total), start_done_(done),
+        processes_(processes) {}
 
   void update(std::uint64_t done, bool final) {
     if (!enabled_) return;
@@ -103,9 +105,15 @@ class Progress {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double rate = elapsed > 0 ? double(done - start_done_) / elapsed : 0;
     const double eta = rate > 0 ? double(total_ - done) / rate : 0;
-    std::fprintf(stderr, "%s[sweep] %llu/%llu points · %.1f points/s · ETA %.0f s%s", terminal_ ? "\r" : "",
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, eta,
-                 terminal_ && !final ? "" : "\n");
+    if (final) {
+      std::fprintf(stderr, "%s[sweep] %llu/%llu points · %.1f points/s · %.2f s on %d process(es)\n",
+                   terminal_ ? "\r" : "", static_cast<unsigned long long>(done),
+                   static_cast<unsigned long long>(total_), rate, elapsed, processes_);
+    } else {
+      std::fprintf(stderr, "%s[sweep] %llu/%llu points · %.1f points/s · ETA %.0f s%s", terminal_ ? "\r" : "",
+                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, eta,
+                   terminal_ ? "" : "\n");
+    }
     std::fflush(stderr);
   }
 
@@ -114,8 +122,9 @@ class Progress {
   bool terminal_;
   std::uint64_t total_;
   std::uint64_t start_done_;
+  int processes_;
   Clock::time_point start_ = Clock::now();
-  Clock::time_point last_ = Clock::now() - std::chrono::hours(1);
+  Clock::time_point last_ = Clock::now();
 };
 
 }  // namespace
@@ -127,7 +136,10 @@ std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
 SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out, const partition::Communicator& comm) {
   const auto start = Clock::now();
   const std::string config_yaml = sweep_config_yaml(sweep);
-  if (comm.root()) output::check_output_path(out.file);
+  if (comm.root()) {
+    output::check_output_path(out.file);
+    output::remove_stale_temporaries(out.file);
+  }
   // Every process reads the file: the points to do must be the same everywhere.
   std::map<std::uint64_t, PointResult> results = resume(out.file, config_yaml);
   SweepSummary summary;
@@ -140,20 +152,18 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
 
   const output::FileInfo info{out.podsim_version, out.command_line, config_yaml, 1};
   auto write = [&] { output::write_hdf5(out.file, info, {make_table(sweep, results)}); };
-  Progress progress(out.progress && comm.root(), summary.points, results.size());
+  Progress progress(out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
-  std::uint64_t since_write = 0;
+  const auto flush_every = std::chrono::duration<double>(out.flush_seconds);
   partition::distribute(
       comm, todo, [&](std::uint64_t i) { return evaluate_point(sweep, i).serialize(); },
       [&](std::uint64_t i, const std::vector<char>& bytes) {
         PointResult r = PointResult::deserialize(i, bytes);
         summary.simulated += r.feasible ? 1 : 0;
         results.emplace(i, std::move(r));
-        ++since_write;
         // Rows land in the file in batches: the whole file is rewritten atomically.
-        if (since_write >= 256 || Clock::now() - last_write > std::chrono::seconds(2)) {
+        if (Clock::now() - last_write >= flush_every) {
           write();
-          since_write = 0;
           last_write = Clock::now();
         }
         progress.update(results.size(), false);
@@ -161,7 +171,14 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
   if (comm.root()) {
     write();
     progress.update(results.size(), true);
-    for (const auto& [i, r] : results) summary.infeasible += r.feasible ? 0 : 1;
+    for (const auto& [i, r] : results) {
+      summary.infeasible += r.feasible ? 0 : 1;
+      if (r.feasible) summary.fastest.push_back(r);
+    }
+    const std::size_t step = metric_index("step_time_s");
+    std::stable_sort(summary.fastest.begin(), summary.fastest.end(),
+                     [&](const PointResult& a, const PointResult& b) { return a.reals[step] < b.reals[step]; });
+    if (summary.fastest.size() > 5) summary.fastest.resize(5);
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

@@ -5,6 +5,7 @@
 
 #include "config/sweep_config.hpp"
 #include "partition/communicator.hpp"
+#include "sweep/sweep_point.hpp"
 
 namespace podsim::sweep {
 
@@ -14,6 +15,7 @@ struct SweepOutput {
   std::string podsim_version;
   std::string command_line;
   bool progress = true;  ///< a progress line on stderr (process 0)
+  double flush_seconds = 2;  ///< finished rows reach the file at least this often
 };
 
 /// What a sweep did.
@@ -23,12 +25,13 @@ struct SweepSummary {
   std::uint64_t simulated = 0;   ///< feasible points computed now
   std::uint64_t infeasible = 0;  ///< recorded with a reason, now or before
   double seconds = 0;            ///< wall time of this run
+  std::vector<PointResult> fastest;  ///< up to 5 feasible points, shortest step first (process 0)
 };
 
 /// Runs every point of `sweep` not yet in the output file, spread over the processes of
 /// `comm` (process 0 hands out points one at a time and also computes), and writes
 /// the /sweep table — one row per point, ordered by index — rewriting the whole file
-/// atomically every few seconds, so a killed sweep keeps what it finished and the same
+/// atomically every flush_seconds, so a killed sweep keeps what it finished and the same
 /// command resumes it. Throws InputError if the file holds another sweep.
 SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& output, const partition::Communicator& comm);
 

@@ -11,6 +11,8 @@
 #                          end in ":<line>" to pin the line (the message then has <file>:<line>:<col>)
 #   # command: run         optional: the case is a scenario, run only as
 #                            podsim run FILE -o WORK_DIR/out.h5
+#   # command: sweep       optional: the case is a sweep (sweep_*.yaml), run only as
+#                            podsim sweep FILE -q -o WORK_DIR/out.h5
 # Without `# command:` the case is a topology and is run twice:
 #   podsim collective --topology FILE --sizes 1KiB -o WORK_DIR/out.h5
 #   podsim topo FILE      (the same message; the root key is "document" instead of "topology")
@@ -112,8 +114,10 @@ if(DEFINED CASE_FILE)
   get_filename_component(name "${CASE_FILE}" NAME)
   if(CASE_COMMAND STREQUAL "run")
     check_run("run" "run;${name};-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
+  elseif(CASE_COMMAND STREQUAL "sweep")
+    check_run("sweep" "sweep;${name};-q;-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
   elseif(NOT CASE_COMMAND STREQUAL "")
-    message(FATAL_ERROR "${CASE_FILE}: unknown '# command: ${CASE_COMMAND}'; the only one is 'run'")
+    message(FATAL_ERROR "${CASE_FILE}: unknown '# command: ${CASE_COMMAND}'; it is 'run' or 'sweep'")
   else()
     check_run("collective" "collective;--topology;${name};--sizes;1KiB;-o;${OUTPUT}" "${EXPECT}" "${WHERE}" "${OUTPUT}")
     # `podsim topo` reads the file without the request around it: the root is the document.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "output/hdf5_handle.hpp"
+#include "output/hdf5_reader.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
 #include "output/table.hpp"
@@ -236,6 +237,40 @@ TEST_F(Hdf5Writer, RejectsNamesHdf5OrReadersWouldMangle) {
   EXPECT_THROW(write_hdf5(path, info(), nul), SimulationError);
   EXPECT_THROW(write_hdf5(path, info(), {Table{"empty", "", {}}}), SimulationError);
   EXPECT_TRUE(dir_entries().empty());
+}
+
+TEST_F(Hdf5Writer, ReaderGetsBackConfigAndEveryValueOfATable) {
+  const fs::path path = dir_ / "out.h5";
+  write_hdf5(path, info(), sample_tables());
+  const StoredFile stored = read_hdf5(path, "collectives");
+  EXPECT_EQ(stored.config_yaml, "network: {}\n");
+  ASSERT_TRUE(stored.table.has_value());
+  const Table& t = *stored.table;
+  EXPECT_EQ(t.texts("op"), (std::vector<std::string>{"all-reduce", "all-gather \xC2\xB5"}));
+  EXPECT_EQ(t.ints("bytes"), (std::vector<std::int64_t>{1024, std::int64_t{1} << 40}));
+  EXPECT_EQ(t.reals("time_s"), (std::vector<double>{1.5e-6, 0.1}));  // bit for bit
+  EXPECT_FALSE(read_hdf5(path, "sweep").table.has_value());
+  // Written again from what was read: the same bytes (a resumed sweep rewrites its rows).
+  write_hdf5(dir_ / "again.h5", info(), {t, sample_tables()[1]});
+  std::ifstream a(path, std::ios::binary), b(dir_ / "again.h5", std::ios::binary);
+  EXPECT_TRUE(std::equal(std::istreambuf_iterator<char>(a), {}, std::istreambuf_iterator<char>(b)));
+}
+
+TEST_F(Hdf5Writer, ReaderRefusesWhatIsNotAPodsimFile) {
+  std::ofstream(dir_ / "junk.h5") << "not hdf5";
+  EXPECT_THROW(read_hdf5(dir_ / "junk.h5", "sweep"), InputError);
+  EXPECT_THROW(read_hdf5(dir_ / "missing.h5", "sweep"), InputError);
+}
+
+TEST_F(Hdf5Writer, StaleTemporariesOfDeadWritersAreRemovedLiveOnesKept) {
+  const fs::path path = dir_ / "out.h5";
+  // PID 1 always exists; 2^22 + 1 is above Linux's largest PID, so no process has it.
+  const std::string live = "out.h5.tmp.1", dead = "out.h5.tmp.4194305", other = "other.h5.tmp.4194305";
+  for (const auto& name : {live, dead, other}) std::ofstream(dir_ / name) << "x";
+  remove_stale_temporaries(path);
+  auto names = dir_entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{other, live}));
 }
 
 TEST(Table, BuildersCheckNamesTypesAndLengths) {

@@ -3,7 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "util/byte_buffer.hpp"
 #include "util/error.hpp"
+#include "util/expression.hpp"
 #include "util/suggest.hpp"
 #include "util/units.hpp"
 
@@ -82,6 +84,51 @@ TEST(Suggest, FindsPlausibleTypos) {
   EXPECT_EQ(did_you_mean("latncy", keys), " (did you mean \"latency\"?)");
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(join_choices(keys), "bandwidth, latency, dims or wraparound");
+}
+
+TEST(Expression, PrecedenceParenthesesAndUnaryMinus) {
+  const std::map<std::string, std::int64_t> vars{{"chips", 4096}, {"tp", 8}, {"pp", 16}};
+  std::string why;
+  EXPECT_EQ(Expression("chips / (tp * pp)").evaluate(vars, &why), 32);
+  EXPECT_EQ(Expression("chips / tp * pp").evaluate(vars, &why), 8192);  // left to right
+  EXPECT_EQ(Expression("1 + 2 * 3").evaluate(vars, &why), 7);
+  EXPECT_EQ(Expression("(1 + 2) * 3").evaluate(vars, &why), 9);
+  EXPECT_EQ(Expression("-tp + 10").evaluate(vars, &why), 2);
+  EXPECT_EQ(Expression("  pp-tp ").evaluate(vars, &why), 8);
+  EXPECT_EQ(Expression("chips / (tp * pp)").names(), (std::vector<std::string>{"chips", "tp", "pp"}));
+}
+
+TEST(Expression, InexactOrByZeroDivisionIsNoValueWithAReason) {
+  const std::map<std::string, std::int64_t> vars{{"chips", 256}, {"tp", 3}, {"zero", 0}};
+  std::string why;
+  EXPECT_EQ(Expression("chips / tp").evaluate(vars, &why), std::nullopt);
+  EXPECT_NE(why.find("256 / 3"), std::string::npos) << why;
+  why.clear();
+  EXPECT_EQ(Expression("chips / zero").evaluate(vars, &why), std::nullopt);
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(Expression, SyntaxErrorsAndUnknownNamesAreInputErrors) {
+  for (const char* bad : {"", "chips /", "(tp * pp", "tp pp", "3 $ 4", "tp * )"}) {
+    EXPECT_THROW(Expression{bad}, InputError) << bad;
+  }
+  std::string why;
+  EXPECT_THROW((void)Expression("chips / dp").evaluate({{"chips", 8}}, &why), InputError);
+}
+
+TEST(ByteBuffer, RoundTripsAndRefusesToReadPastTheEnd) {
+  ByteWriter w;
+  w.u64(42);
+  w.f64(-0.1);
+  w.text("µ and \0 bytes");
+  w.text("");
+  const std::vector<char> bytes = w.take();
+  ByteReader r(bytes);
+  EXPECT_EQ(r.u64(), 42U);
+  EXPECT_EQ(r.f64(), -0.1);
+  EXPECT_EQ(r.text(), "µ and \0 bytes");
+  EXPECT_EQ(r.text(), "");
+  EXPECT_ANY_THROW(r.u64());
 }
 
 }  // namespace

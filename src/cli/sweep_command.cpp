@@ -1,0 +1,45 @@
+#include "cli/sweep_command.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "config/sweep_config.hpp"
+#include "sweep/sweep_run.hpp"
+#include "util/suggest.hpp"
+
+namespace podsim::cli {
+
+void run_sweep_command(const SweepOptions& options, const Invocation& invocation) {
+  // Every process reads and checks the sweep: bad axes fail here, before any work.
+  const config::LoadedSweep sweep = config::load_sweep(options.file);
+  const sweep::SweepSummary s = sweep::run_sweep(
+      sweep, sweep::SweepOutput{options.output_file, invocation.version, invocation.command_line, !options.quiet,
+                         options.flush_seconds},
+      *invocation.world);
+  if (!invocation.prints()) return;
+  char line[512];
+  // Only what the sweep found goes to stdout (it does not depend on the processes); the
+  // speed is on the progress line.
+  std::snprintf(line, sizeof line,
+                "sweep %s: %llu points in %s (%llu resumed from the file, %llu simulated now, %llu infeasible)\n",
+                options.file.c_str(), static_cast<unsigned long long>(s.points), options.output_file.c_str(),
+                static_cast<unsigned long long>(s.resumed), static_cast<unsigned long long>(s.simulated),
+                static_cast<unsigned long long>(s.infeasible));
+  std::cout << line;
+  if (s.fastest.empty()) return;
+  // The fastest points, by their swept values: what a capacity planner looks at first.
+  const auto keys = sweep.keys();
+  const std::size_t step = sweep::metric_index("step_time_s");
+  const std::size_t mfu = sweep::metric_index("mfu");
+  std::cout << "fastest feasible points:\n";
+  for (const auto& r : s.fastest) {
+    const auto values = sweep.overrides_at(r.index);
+    std::string swept;
+    for (std::size_t k = 0; k < keys.size(); ++k) append_joined(swept, " ", keys[k] + "=" + values[k].value);
+    std::snprintf(line, sizeof line, "  #%-6llu %10.4f s/step  MFU %5.1f%%  ", static_cast<unsigned long long>(r.index),
+                  r.reals[step], 100.0 * r.reals[mfu]);
+    std::cout << line << swept << "\n";
+  }
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,128 @@
+// Sweeps: reading a sweep file, point order, derived keys, and that a point's row is exactly
+// what `podsim run` would compute for the same scenario.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config/scenario_config.hpp"
+#include "config/sweep_config.hpp"
+#include "runtime/step_simulation.hpp"
+#include "sweep/sweep_point.hpp"
+#include "util/error.hpp"
+
+namespace podsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kRoot = PODSIM_SOURCE_DIR;
+
+class SweepFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("podsim_sweep_test." + std::to_string(::getpid()) + "." + test->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// A sweep over the Llama 2 13B / TPU v5e example with `body` after `base:`.
+  fs::path write(const std::string& body) const {
+    const fs::path file = dir_ / "sweep.yaml";
+    std::ofstream(file) << "schema_version: 1\nbase: " << (kRoot / "configs/examples/dp-tp-llama2-13b-tpu-v5e.yaml").string()
+                        << "\n" << body;
+    return file;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::string> values(const std::vector<config::Override>& overrides) {
+  std::vector<std::string> out;
+  for (const auto& o : overrides) out.push_back(o.path + "=" + o.value);
+  return out;
+}
+
+TEST(Sweep, ShippedSweepHasTheProductOfItsAxesLastAxisFastest) {
+  const auto sweep = config::load_sweep(kRoot / "configs/sweeps/gpt3-175b-tpu-v4-layouts.yaml");
+  EXPECT_EQ(sweep.points(), 5U * 5U * 3U * 2U);
+  EXPECT_EQ(sweep.keys(), (std::vector<std::string>{"parallelism.tp", "parallelism.pp", "training.micro_batch", "hardware"}));
+  EXPECT_EQ(values(sweep.overrides_at(0)),
+            (std::vector<std::string>{"parallelism.tp=1", "parallelism.pp=1", "training.micro_batch=1",
+                                      "hardware=../hardware/tpu-v4.yaml"}));
+  EXPECT_EQ(values(sweep.overrides_at(1))[3], "hardware=../hardware/tpu-v5p.yaml");
+  EXPECT_EQ(values(sweep.overrides_at(2))[2], "training.micro_batch=2");
+  EXPECT_EQ(values(sweep.overrides_at(149)),
+            (std::vector<std::string>{"parallelism.tp=16", "parallelism.pp=16", "training.micro_batch=4",
+                                      "hardware=../hardware/tpu-v5p.yaml"}));
+  ASSERT_EQ(sweep.derived.size(), 1U);
+  EXPECT_EQ(sweep.derived[0].key, "parallelism.dp");
+}
+
+TEST_F(SweepFiles, ZipGroupsVaryTogether) {
+  const auto sweep = config::load_sweep(write(
+      "axes: { parallelism.tp: [4, 8] }\n"
+      "zip:\n  - { training.global_batch: [512, 1024, 2048], training.micro_batch: [1, 2, 4] }\n"));
+  EXPECT_EQ(sweep.points(), 6U);
+  EXPECT_EQ(values(sweep.overrides_at(4)),
+            (std::vector<std::string>{"parallelism.tp=8", "training.global_batch=1024", "training.micro_batch=2"}));
+}
+
+TEST_F(SweepFiles, AFeasiblePointIsExactlyTheScenarioItDescribes) {
+  const auto sweep = config::load_sweep(write(
+      "axes: { parallelism.tp: [4, 8], training.recompute: [selective, full] }\n"
+      "derive: { parallelism.dp: \"chips / tp\" }\n"));
+  const sweep::PointResult p = sweep::evaluate_point(sweep, 3);  // tp 8, full recompute, dp 32
+  ASSERT_TRUE(p.feasible) << p.reason;
+  const auto loaded = config::load_scenario(
+      kRoot / "configs/examples/dp-tp-llama2-13b-tpu-v5e.yaml",
+      config::parse_overrides({"parallelism.tp=8", "training.recompute=full", "parallelism.dp=32"}));
+  const auto report = runtime::simulate_step(loaded.scenario);
+  EXPECT_EQ(p.reals[sweep::metric_index("step_time_s")], report.step_s);
+  // The categories of the pacing stage sum to the step time.
+  double sum = 0;
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    sum += p.reals[sweep::metric_index(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(c))))];
+  }
+  EXPECT_NEAR(sum, report.step_s, 1e-12);
+}
+
+TEST_F(SweepFiles, InfeasiblePointsSayWhyOrStopAStrictSweep) {
+  const std::string axes = "axes: { parallelism.tp: [1, 3] }\n";
+  const auto lenient = config::load_sweep(write(axes + "derive: { parallelism.dp: \"chips / tp\" }\n"));
+  const sweep::PointResult oom = sweep::evaluate_point(lenient, 0);  // 13 B on one 16 GB chip
+  EXPECT_FALSE(oom.feasible);
+  EXPECT_NE(oom.reason.find("does not fit in memory: a chip of pipeline stage 0 needs"), std::string::npos) << oom.reason;
+  const sweep::PointResult inexact = sweep::evaluate_point(lenient, 1);  // 256 / 3
+  EXPECT_FALSE(inexact.feasible);
+  EXPECT_NE(inexact.reason.find("parallelism.dp = chips / tp"), std::string::npos) << inexact.reason;
+  EXPECT_TRUE(std::isnan(inexact.reals[sweep::metric_index("step_time_s")]));
+
+  const auto strict = config::load_sweep(write(axes + "skip_infeasible: false\n"));
+  EXPECT_THROW(sweep::evaluate_point(strict, 1), InputError);
+}
+
+TEST(Sweep, PointResultsRoundTripThroughBytes) {
+  const auto sweep = config::load_sweep(kRoot / "configs/sweeps/gpt3-175b-tpu-v4-layouts.yaml");
+  for (std::uint64_t i : {0U, 77U}) {
+    const sweep::PointResult p = sweep::evaluate_point(sweep, i);
+    const sweep::PointResult q = sweep::PointResult::deserialize(i, p.serialize());
+    EXPECT_EQ(q.feasible, p.feasible);
+    EXPECT_EQ(q.reason, p.reason);
+    EXPECT_EQ(q.texts, p.texts);
+    EXPECT_EQ(q.ints, p.ints);
+    ASSERT_EQ(q.reals.size(), p.reals.size());
+    for (std::size_t k = 0; k < p.reals.size(); ++k) {
+      EXPECT_TRUE(q.reals[k] == p.reals[k] || (std::isnan(q.reals[k]) && std::isnan(p.reals[k])));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace podsim
