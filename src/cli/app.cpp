@@ -9,6 +9,7 @@
 
 #include "cli/collective_command.hpp"
 #include "cli/invocation.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
@@ -52,6 +53,10 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods"};
   app.set_version_flag("--version", "podsim " + invocation.version);
   app.require_subcommand(1);
+  // Command-line mistakes read like every other podsim error.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("podsim: error: ") + e.what() + "\nRun with --help for more information.\n";
+  });
 
   RunOptions run_opts;
   CLI::App* run_cmd = app.add_subcommand("run", "Simulate one training step of a scenario: where the time goes, MFU, memory");
@@ -75,6 +80,34 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                         "Seconds between writes of the finished rows (the whole file is rewritten atomically)")
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
+
+  PlanOptions plan_opts;
+  CLI::App* plan_cmd = app.add_subcommand(
+      "plan", "Data or model parallelism? Every layout of the chips simulated and ranked, with reasons");
+  plan_cmd->add_option("--model,-m", plan_opts.model, "Model file, or a name in configs/models (gpt3-175b)")->required();
+  plan_cmd->add_option("--hardware", plan_opts.hardware, "Hardware file, or a name in configs/hardware (tpu-v4)")
+      ->required();
+  plan_cmd->add_option("--topology,-t", plan_opts.topology, "Topology file, or a name in topologies (tpu-v4-8x8x16-twisted)")
+      ->required();
+  plan_cmd->add_option("--global-batch,-b", plan_opts.global_batch, "Sequences per step")
+      ->required()
+      ->check(CLI::Range(1, 1 << 30));
+  plan_cmd->add_option("--seq-len", plan_opts.seq_len, "Tokens per sequence (default: the model's)")
+      ->check(CLI::Range(1, 1 << 24));
+  plan_cmd->add_option("--top", plan_opts.top, "Layouts to print")->capture_default_str()->check(CLI::Range(1, 1000000));
+  CLI::Option* contention_top = plan_cmd->add_option(
+      "--contention-top", plan_opts.contention_top,
+      "Best layouts (on the analytical network) simulated again on the contention-aware one (default: --top; 0: none)");
+  plan_cmd->add_option("--micro-batches", plan_opts.micro_batches, "Micro batches to try (those dividing the batch)")
+      ->delimiter(',')
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  plan_cmd->add_option("--output,-o", plan_opts.output_file, "Write every layout (the /plan table) to this HDF5 file");
+  plan_cmd->add_flag("--json", plan_opts.json, "Print the ranked layouts as one JSON object");
+  plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
+  plan_cmd->add_option("--set", plan_opts.sets,
+                       "Override a key of the base scenario: --set training.flash_attention=true (repeatable)");
+  plan_cmd->add_option("--root", plan_opts.root, "Repository root where names are looked up");
 
   ValidateOptions validate_opts;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Compare predictions with published measurements");
@@ -117,9 +150,12 @@ int run(int argc, char** argv, const partition::Communicator& world) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
 
+  if (contention_top->count() == 0) plan_opts.contention_top = plan_opts.top;
+
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
     if (sweep_cmd->parsed()) run_sweep_command(sweep_opts, invocation);
+    if (plan_cmd->parsed()) run_plan_command(plan_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo, invocation);
     if (validate_cmd->parsed()) run_validate(validate_opts, invocation);
     if (coll_cmd->parsed()) run_collective(coll, invocation);

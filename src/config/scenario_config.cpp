@@ -41,16 +41,13 @@ std::filesystem::path include(YAML::Node root, const std::string& key, const std
   throw InfeasibleLayout(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
 }
 
-}  // namespace
-
-LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+/// Reads the scenario document `root`, shown as `shown`, whose files are relative to `dir`.
+LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const std::filesystem::path& dir,
+                             const std::string& default_name, const std::vector<Override>& overrides,
                              bool check_layout) {
-  const std::string shown = display_name(file);
-  YAML::Node root = load_yaml_file(file, shown);
   SourceMap sources;
   sources.add_file("", shown);
   if (!root.IsMap()) Reader(root, "", sources);  // throws: a scenario is a mapping
-  const std::filesystem::path dir = file.parent_path();
   // Overrides that replace a whole included file come first, with their own directory;
   // the others reach into the included documents, so they wait until those are inlined.
   std::vector<Override> deep;
@@ -88,7 +85,7 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   if (version != 1) top.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
 
   LoadedScenario out;
-  out.name = top.has("name") ? top.text("name") : file.stem().string();
+  out.name = top.has("name") ? top.text("name") : default_name;
   runtime::Scenario& s = out.scenario;
   Reader model = top.child("model");
   s.model = read_model(model);
@@ -134,6 +131,33 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   }
   out.resolved_yaml = dump(root);
   return out;
+}
+
+}  // namespace
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout) {
+  const std::string shown = display_name(file);
+  return read_scenario(load_yaml_file(file, shown), shown, file.parent_path(), file.stem().string(), overrides,
+                       check_layout);
+}
+
+LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Override>& overrides) {
+  YAML::Node root(YAML::NodeType::Map);
+  root["schema_version"] = 1;
+  root["name"] = parts.name;
+  root["model"] = parts.model.string();
+  root["hardware"] = parts.hardware.string();
+  root["topology"] = parts.topology.string();
+  root["network"] = parts.network;
+  YAML::Node parallel(YAML::NodeType::Map);
+  parallel["dp"] = parts.chips;
+  root["parallelism"] = parallel;
+  YAML::Node training(YAML::NodeType::Map);
+  training["global_batch"] = parts.global_batch;
+  if (parts.seq_len > 0) training["seq_len"] = parts.seq_len;
+  root["training"] = training;
+  return read_scenario(root, parts.shown, std::filesystem::current_path(), parts.name, overrides, false);
 }
 
 }  // namespace podsim::config

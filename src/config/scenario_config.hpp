@@ -33,4 +33,19 @@ struct LoadedScenario {
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {},
                              bool check_layout = true);
 
+/// A scenario put together from parts (as `podsim plan` does) instead of a file.
+struct ScenarioParts {
+  std::string name = "plan";
+  std::string shown = "the command line";  ///< how messages name the composed document
+  std::filesystem::path model, hardware, topology;
+  std::string network = "analytical";
+  int chips = 1;          ///< parallelism: dp = chips, tp = pp = 1 (a starting point)
+  int global_batch = 1;
+  int seq_len = 0;        ///< 0: the model file's default
+};
+
+/// Reads the composed scenario like a file, overrides applied (training.flash_attention,
+/// training.precision.*, network.* …), without checking the layout.
+LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Override>& overrides = {});
+
 }  // namespace podsim::config

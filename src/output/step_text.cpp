@@ -32,18 +32,6 @@ std::string grouped(double v) {
 
 std::string gib(double bytes) { return format_fixed(bytes / double(1ull << 30), 1); }
 
-const char* schedule_label(const parallelism::ParallelSpec& p) {
-  if (p.pp == 1) return "no pipeline";
-  switch (p.schedule) {
-    case parallelism::PipelineSchedule::kGPipe:
-      return "GPipe";
-    case parallelism::PipelineSchedule::kInterleaved:
-      return "interleaved 1F1B";
-    default:
-      return "1F1B";
-  }
-}
-
 struct Busiest {
   double utilization = 0;
   std::string label;
@@ -79,7 +67,7 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   out << s.model.name << " · " << labels.topology << " (" << r.chips << " chips) · dp " << p.dp << " × tp " << p.tp
       << " × pp " << p.pp;
   if (p.virtual_stages > 1) out << " × v " << p.virtual_stages;
-  out << " · " << schedule_label(p);
+  out << " · " << parallelism::schedule_label(p);
   if (p.zero > 0) out << " · ZeRO-" << p.zero;
   if (p.sequence_parallel && p.tp > 1) out << " · sequence parallel";
   out << " · " << hardware::dtype_name(s.training.precision.compute) << " · recompute "

@@ -67,6 +67,8 @@ class LayoutError : public InputError {
 
 /// "gpipe", "1f1b", "interleaved" — as written in scenarios and outputs.
 const char* schedule_name(PipelineSchedule s);
+/// "no pipeline", "GPipe", "1F1B", "interleaved 1F1B" — for people.
+const char* schedule_label(const ParallelSpec& p);
 /// "none", "selective", "full".
 const char* recompute_name(Recompute r);
 

@@ -60,6 +60,18 @@ int peak_in_flight(const std::vector<PipelineAction>& order) {
   return peak;
 }
 
+const char* schedule_label(const ParallelSpec& p) {
+  if (p.pp == 1) return "no pipeline";
+  switch (p.schedule) {
+    case PipelineSchedule::kGPipe:
+      return "GPipe";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved 1F1B";
+    default:
+      return "1F1B";
+  }
+}
+
 const char* schedule_name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::kGPipe:

@@ -28,7 +28,7 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       int from = 0;
       int tag = 0;
       const std::vector<char> message = comm.receive(from, tag);
-      if (tag == kStop) return;
+      if (tag == kStop) break;
       ByteReader r(message);
       const std::uint64_t item = r.u64();
       ByteWriter w;
@@ -36,23 +36,33 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       w.append(work(item));
       comm.send(0, kResult, w.take());
     }
+    // Nobody starts the next distribute() before process 0 has finished this one: a request
+    // for the next round must not reach this round's loop.
+    comm.barrier();
+    return;
   }
-  // Process 0: answer every request with the next item; do one item itself whenever no
-  // request is waiting.
+  // Process 0: keeps every worker two items ahead (so none waits while process 0 is busy
+  // with an item of its own), and does one item itself whenever no message is waiting.
+  constexpr int kAhead = 2;
   std::size_t next = 0;
   std::size_t done = 0;
   int stopped = 0;
   const int workers = comm.size() - 1;
+  std::vector<int> outstanding(static_cast<std::size_t>(comm.size()), 0);
   auto answer = [&](int from, const std::vector<char>& message) {
+    int& out = outstanding[static_cast<std::size_t>(from)];
     if (!message.empty()) {
       ByteReader r(message);
       const std::uint64_t item = r.u64();
       collect(item, r.rest());
       ++done;
+      --out;
     }
-    if (next < items.size()) {
+    while (out < kAhead && next < items.size()) {
       comm.send(from, kWork, item_message(items[next++]));
-    } else {
+      ++out;
+    }
+    if (out == 0) {
       comm.send(from, kStop, {});
       ++stopped;
     }
@@ -70,6 +80,7 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       answer(from, comm.receive(from, tag));
     }
   }
+  comm.barrier();
 }
 
 }  // namespace podsim::partition

@@ -8,9 +8,9 @@
 
 namespace podsim::partition {
 
-/// Does `items` across the processes of `comm`, dynamically: process 0 hands out one item
-/// at a time to whichever process asks (and does items itself in between), so fast and
-/// slow items balance. `work(item)` runs on the process that got the item and returns its
+/// Does `items` across the processes of `comm`, dynamically: process 0 keeps every other
+/// process two items ahead (and does items itself in between), so fast and slow items
+/// balance and no process waits for the next item. `work(item)` runs on the process that got the item and returns its
 /// result as bytes; `collect(item, bytes)` runs on process 0 for every item, in the order
 /// results arrive. Every process calls this; it returns when all items are done. An
 /// exception in `work` stops the caller, and through the CLI, the whole job (MPI_Abort).

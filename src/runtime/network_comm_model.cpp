@@ -1,6 +1,5 @@
 #include "runtime/network_comm_model.hpp"
 
-#include <functional>
 
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
@@ -25,7 +24,8 @@ collectives::Op op_of(CommOp op) {
   }
 }
 
-const char* axis_name(CommAxis axis) { return axis == CommAxis::kTp ? "tp" : axis == CommAxis::kDp ? "dp" : "pp"; }
+/// The position of "tp", "dp", "pp" in axis_index_.
+std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == CommAxis::kDp ? 1 : 2; }
 
 }  // namespace
 
@@ -38,11 +38,27 @@ std::vector<topology::MeshGroup> NetworkCommModel::representative_or_all(std::ve
 
 NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
                                    const network::NetworkSpec& net, collectives::ScheduleExecutor& executor)
-    : topo_(topo), mesh_(mesh), net_(net), executor_(executor), loads_(topo.links().size()) {}
+    : topo_(topo),
+      mesh_(mesh),
+      net_(net),
+      executor_(executor),
+      link_count_(topo.links().size()),
+      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp")} {}
+
+std::vector<LinkLoad> NetworkCommModel::link_loads() const {
+  std::vector<LinkLoad> loads(link_count_);
+  for (const auto& [key, result] : cache_) {
+    for (const auto& [link, load] : result.links) {
+      loads[link].bytes += static_cast<double>(result.uses) * load.bytes;
+      loads[link].busy_ps += static_cast<SimTime>(result.uses) * load.busy_ps;
+    }
+  }
+  return loads;
+}
 
 int NetworkCommModel::group_size(CommAxis axis) const {
   if (axis == CommAxis::kOther) return 2;
-  return mesh_.axes()[static_cast<std::size_t>(mesh_.axis_index(axis_name(axis)))].size;
+  return mesh_.axes()[static_cast<std::size_t>(axis_index_[slot(axis)])].size;
 }
 
 const std::vector<topology::MeshGroup>& NetworkCommModel::groups_of(int logical_axis) {
@@ -54,7 +70,7 @@ const std::vector<topology::MeshGroup>& NetworkCommModel::groups_of(int logical_
 std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, int stage) {
   // The groups of this axis inside pipeline stage `stage`: they run this collective
   // together (the other stages run theirs at other times).
-  const int pp = mesh_.axis_index("pp");
+  const int pp = axis_index_[2];
   std::vector<topology::MeshGroup> in_stage;
   for (const auto& mg : groups_of(logical_axis)) {
     if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(mg);
@@ -82,16 +98,6 @@ NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& sche
   return out;
 }
 
-SimTime NetworkCommModel::use(const Key& key, const std::function<Result()>& simulate) {
-  auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, simulate()).first;
-  for (const auto& [link, load] : it->second.links) {
-    loads_[link].bytes += load.bytes;
-    loads_[link].busy_ps += load.busy_ps;
-  }
-  return it->second.time_ps;
-}
-
 SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
   if (size == 0) return 0;
@@ -100,7 +106,7 @@ SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int
     const int lo = std::min(stage, peer);
     const int hi = std::max(stage, peer);
     return use(Key{int(axis), int(op), size, lo, hi}, [&] {
-      const int pp = mesh_.axis_index("pp");
+      const int pp = axis_index_[2];
       std::vector<collectives::Group> pairs;
       for (const auto& mg : representative_or_all(groups_of(pp))) {
         pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
@@ -111,7 +117,7 @@ SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int
       return run(schedule);
     });
   }
-  const int logical = mesh_.axis_index(axis_name(axis));
+  const int logical = axis_index_[slot(axis)];
   if (group_size(axis) < 2) return 0;
   return use(Key{int(axis), int(op), size, stage, -1}, [&] {
     collectives::Schedule schedule;
@@ -126,7 +132,7 @@ SimTime NetworkCommModel::send(int from, int to, double bytes) {
   return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
     // Every chip of stage `from` sends to its counterpart in stage `to` at once.
     collectives::Schedule schedule;
-    const int pp = mesh_.axis_index("pp");
+    const int pp = axis_index_[2];
     for (const auto& mg : representative_or_all(groups_of(pp))) {
       schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
     }

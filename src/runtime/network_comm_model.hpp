@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -43,7 +42,7 @@ class NetworkCommModel final : public CommModel {
   int group_size(parallelism::CommAxis axis) const override;
 
   /// Per directed link: load summed over every communication of the step so far.
-  const std::vector<LinkLoad>& link_loads() const { return loads_; }
+  std::vector<LinkLoad> link_loads() const;
   /// Distinct communications simulated (cache misses).
   std::size_t simulated() const { return cache_.size(); }
 
@@ -51,10 +50,18 @@ class NetworkCommModel final : public CommModel {
   struct Result {
     SimTime time_ps = 0;
     std::vector<std::pair<topology::LinkId, LinkLoad>> links;  // links it used
+    std::uint64_t uses = 0;                                     // occurrences in the step
   };
   using Key = std::tuple<int, int, std::uint64_t, int, int>;
 
-  SimTime use(const Key& key, const std::function<Result()>& simulate);
+  /// The time of communication `key`, simulated on first use; counts the occurrence.
+  template <typename Simulate>
+  SimTime use(const Key& key, Simulate&& simulate) {
+    auto it = cache_.find(key);
+    if (it == cache_.end()) it = cache_.emplace(key, simulate()).first;
+    ++it->second.uses;
+    return it->second.time_ps;
+  }
   Result run(const collectives::Schedule& schedule);
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
   std::vector<topology::MeshGroup> representative_or_all(std::vector<topology::MeshGroup> groups) const;
@@ -67,7 +74,8 @@ class NetworkCommModel final : public CommModel {
   collectives::ScheduleExecutor& executor_;
   std::map<Key, Result> cache_;
   std::map<int, std::vector<topology::MeshGroup>> groups_;
-  std::vector<LinkLoad> loads_;
+  std::size_t link_count_;
+  int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"
 };
 
 }  // namespace podsim::runtime

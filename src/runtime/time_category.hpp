@@ -28,6 +28,8 @@ inline constexpr std::size_t kCategories = 11;
 std::string_view category_name(TimeCategory c);
 /// HDF5/JSON column form: "compute_forward_s", "comm_tp_s", "bubble_s", …
 std::string_view category_column(TimeCategory c);
+/// "tensor-parallel comm", "bubble", …: words for people.
+std::string_view category_label(TimeCategory c);
 
 /// Picoseconds per category.
 using CategoryTimes = std::array<SimTime, kCategories>;

@@ -1,7 +1,5 @@
 #include "sweep/sweep_run.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +12,7 @@
 #include "partition/work_distribution.hpp"
 #include "sweep/sweep_point.hpp"
 #include "util/error.hpp"
+#include "util/progress_line.hpp"
 
 namespace podsim::sweep {
 
@@ -88,45 +87,6 @@ std::map<std::uint64_t, PointResult> resume(const std::filesystem::path& file, c
   return done;
 }
 
-/// "[sweep] 120/400 · 35.2 points/s · ETA 8 s": rewritten in place on a terminal, else a
-/// line every 10 seconds.
-class Progress {
- public:
-  Progress(bool enabled, std::uint64_t total, std::uint64_t done, int processes)
-      : enabled_(enabled), terminal_(isatty(STDERR_FILENO) != 0), total_(total), start_done_(done),
-        processes_(processes) {}
-
-  void update(std::uint64_t done, bool final) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    const double since_print = std::chrono::duration<double>(now - last_).count();
-    if (!final && since_print < (terminal_ ? 0.2 : 10.0)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? double(done - start_done_) / elapsed : 0;
-    const double eta = rate > 0 ? double(total_ - done) / rate : 0;
-    if (final) {
-      std::fprintf(stderr, "%s[sweep] %llu/%llu points · %.1f points/s · %.2f s on %d process(es)\n",
-                   terminal_ ? "\r" : "", static_cast<unsigned long long>(done),
-                   static_cast<unsigned long long>(total_), rate, elapsed, processes_);
-    } else {
-      std::fprintf(stderr, "%s[sweep] %llu/%llu points · %.1f points/s · ETA %.0f s%s", terminal_ ? "\r" : "",
-                   static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), rate, eta,
-                   terminal_ ? "" : "\n");
-    }
-    std::fflush(stderr);
-  }
-
- private:
-  bool enabled_;
-  bool terminal_;
-  std::uint64_t total_;
-  std::uint64_t start_done_;
-  int processes_;
-  Clock::time_point start_ = Clock::now();
-  Clock::time_point last_ = Clock::now();
-};
-
 }  // namespace
 
 std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
@@ -152,7 +112,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
 
   const output::FileInfo info{out.podsim_version, out.command_line, config_yaml, 1};
   auto write = [&] { output::write_hdf5(out.file, info, {make_table(sweep, results)}); };
-  Progress progress(out.progress && comm.root(), summary.points, results.size(), comm.size());
+  ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
   const auto flush_every = std::chrono::duration<double>(out.flush_seconds);
   partition::distribute(

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/invocation.hpp"
+
+namespace podsim::cli {
+
+/// `podsim plan --model M --hardware H --topology T --global-batch B`: every layout of the
+/// chips, ranked.
+struct PlanOptions {
+  std::string model;     ///< a model file, or a name in configs/models
+  std::string hardware;  ///< a hardware file, or a name in configs/hardware
+  std::string topology;  ///< a topology file, or a name in topologies
+  int global_batch = 0;
+  int seq_len = 0;  ///< 0: the model's
+  std::size_t top = 10;
+  std::size_t contention_top = 10;
+  std::vector<int> micro_batches{1, 2, 4, 8, 16};
+  std::string output_file;
+  bool json = false;
+  bool quiet = false;
+  std::vector<std::string> sets;  ///< overrides of the base scenario (not of what the plan chooses)
+  std::string root;               ///< where names are looked up (default: the source tree)
+};
+
+void run_plan_command(const PlanOptions& options, const Invocation& invocation);
+
+}  // namespace podsim::cli

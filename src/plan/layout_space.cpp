@@ -1,0 +1,158 @@
+#include "plan/layout_space.hpp"
+
+#include <array>
+
+#include "memory/memory_model.hpp"
+#include "parallelism/program_builder.hpp"
+#include "topology/device_mesh.hpp"
+#include "topology/topology.hpp"
+
+namespace podsim::plan {
+
+namespace {
+
+using parallelism::PipelineSchedule;
+using parallelism::Recompute;
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+/// The schedules worth trying for `pp` stages: none without a pipeline.
+std::vector<std::pair<PipelineSchedule, int>> schedules(int pp, const SpaceOptions& options) {
+  if (pp == 1) return {{PipelineSchedule::kOneFOneB, 1}};
+  std::vector<std::pair<PipelineSchedule, int>> out{{PipelineSchedule::kGPipe, 1}, {PipelineSchedule::kOneFOneB, 1}};
+  for (int v : options.virtual_stages) out.emplace_back(PipelineSchedule::kInterleaved, v);
+  return out;
+}
+
+/// The layout rules, or why not.
+std::string layout_problem(const runtime::Scenario& s, std::uint32_t chips) {
+  try {
+    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, chips);
+  } catch (const parallelism::LayoutError& e) {
+    return e.key() + ": " + e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string describe(const Layout& l) {
+  parallelism::ParallelSpec p;
+  p.pp = l.pp;
+  p.schedule = l.schedule;
+  std::string out = "dp " + std::to_string(l.dp) + " × tp " + std::to_string(l.tp) + " × pp " + std::to_string(l.pp);
+  out.append(" · ").append(parallelism::schedule_label(p));
+  if (l.virtual_stages > 1) out.append(" v").append(std::to_string(l.virtual_stages));
+  out.append(" · micro batch ").append(std::to_string(l.micro_batch));
+  if (l.zero > 0) out.append(" · ZeRO-").append(std::to_string(l.zero));
+  if (l.sequence_parallel) out.append(" · SP");
+  out.append(" · recompute ").append(parallelism::recompute_name(l.recompute));
+  return out;
+}
+
+runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
+  runtime::Scenario s = base;
+  s.parallel.dp = l.dp;
+  s.parallel.tp = l.tp;
+  s.parallel.pp = l.pp;
+  s.parallel.schedule = l.schedule;
+  s.parallel.virtual_stages = l.virtual_stages;
+  s.parallel.zero = l.zero;
+  s.parallel.sequence_parallel = l.sequence_parallel;
+  s.training.micro_batch = l.micro_batch;
+  s.training.recompute = l.recompute;
+  return s;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kCannotRun:
+      return "cannot run";
+    case Verdict::kDoesNotFit:
+      return "does not fit";
+    case Verdict::kDominated:
+      return "dominated";
+    default:
+      return "simulate";
+  }
+}
+
+std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options) {
+  const topology::Topology topo(base.topology);
+  const std::uint32_t chips = topo.chips();
+  constexpr std::array<Recompute, 3> kRecompute{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  std::vector<Candidate> out;
+  for (int tp : divisors(static_cast<int>(chips))) {
+    for (int pp : divisors(static_cast<int>(chips) / tp)) {
+      Layout shape;
+      shape.tp = tp;
+      shape.pp = pp;
+      shape.dp = static_cast<int>(chips) / (tp * pp);
+      // The factorization itself: one row if it cannot run whatever the other knobs.
+      const runtime::Scenario plain = apply(base, shape);
+      std::string problem = layout_problem(plain, chips);
+      if (problem.empty()) {
+        try {
+          const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(plain.parallel));
+        } catch (const InputError& e) {
+          problem = std::string("cannot be placed on ") + base.topology.name + ": " + e.what();
+        }
+      }
+      if (!problem.empty()) {
+        out.push_back(Candidate{shape, Verdict::kCannotRun, problem, true});
+        continue;
+      }
+      for (int mb : options.micro_batches) {
+        if (base.training.global_batch % (shape.dp * mb) != 0) continue;
+        for (const auto& [schedule, v] : schedules(pp, options)) {
+          for (bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+            // The recompute level at which each ZeRO stage first fits (-1: not yet).
+            std::array<int, 4> first_fit{-1, -1, -1, -1};
+            for (int zero = 0; zero <= (shape.dp > 1 ? 3 : 0); ++zero) {
+              for (std::size_t r = 0; r < kRecompute.size(); ++r) {
+                Candidate c;
+                c.layout = shape;
+                c.layout.micro_batch = mb;
+                c.layout.schedule = schedule;
+                c.layout.virtual_stages = v;
+                c.layout.sequence_parallel = sp;
+                c.layout.zero = zero;
+                c.layout.recompute = kRecompute[r];
+                const runtime::Scenario s = apply(base, c.layout);
+                c.reason = layout_problem(s, chips);
+                if (!c.reason.empty()) {
+                  c.verdict = Verdict::kCannotRun;
+                } else if (auto why = memory::does_not_fit(
+                               memory::stage_memory(s.model, s.chip, s.parallel, s.training))) {
+                  c.verdict = Verdict::kDoesNotFit;
+                  c.reason = *why;
+                } else if (first_fit[zero] >= 0) {
+                  c.verdict = Verdict::kDominated;
+                  c.reason = std::string("recomputes more than recompute ") +
+                             parallelism::recompute_name(kRecompute[static_cast<std::size_t>(first_fit[zero])]) +
+                             ", which fits";
+                } else {
+                  first_fit[zero] = static_cast<int>(r);
+                  if (zero == 2 && first_fit[1] == static_cast<int>(r)) {
+                    c.verdict = Verdict::kDominated;
+                    c.reason = "runs the same program as ZeRO-1, which fits";
+                  }
+                }
+                out.push_back(std::move(c));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace podsim::plan

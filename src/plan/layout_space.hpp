@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "parallelism/parallel_spec.hpp"
+#include "runtime/scenario.hpp"
+
+namespace podsim::plan {
+
+/// The knobs the planner turns: everything `parallelism:` holds, plus the micro batch and
+/// recompute of `training:`. The rest of the scenario (precision, flash attention, network
+/// parameters, …) is the base's.
+struct Layout {
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  parallelism::PipelineSchedule schedule = parallelism::PipelineSchedule::kOneFOneB;
+  int virtual_stages = 1;
+  int micro_batch = 1;
+  int zero = 0;
+  bool sequence_parallel = false;
+  parallelism::Recompute recompute = parallelism::Recompute::kNone;
+};
+
+/// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective".
+std::string describe(const Layout& l);
+/// The base scenario with `l`'s knobs.
+runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
+
+/// What the planner made of a layout before simulating anything.
+enum class Verdict : std::uint8_t {
+  kSimulate,    ///< can run, fits, not dominated
+  kCannotRun,   ///< breaks a layout rule (tp does not divide the heads, …) or cannot be placed
+  kDoesNotFit,  ///< needs more HBM than a chip has
+  kDominated,   ///< another layout that fits is at least as fast by construction
+};
+const char* verdict_name(Verdict v);  ///< "simulate", "cannot run", "does not fit", "dominated"
+
+struct Candidate {
+  Layout layout;
+  Verdict verdict = Verdict::kSimulate;
+  std::string reason;  ///< why, unless kSimulate
+  /// The row stands for every variant of its dp × tp × pp (the factorization itself cannot
+  /// run); its other knobs are the defaults.
+  bool whole_shape = false;
+};
+
+/// Which values of the enumerated knobs are tried.
+struct SpaceOptions {
+  std::vector<int> micro_batches{1, 2, 4, 8, 16};  ///< those dividing global_batch / dp
+  std::vector<int> virtual_stages{2, 4};           ///< interleaved 1F1B model chunks per stage
+};
+
+/// Every layout of the base scenario's chips: dp × tp × pp = chips (each factorization that
+/// breaks a layout rule or cannot be placed on the topology is one kCannotRun row); for the
+/// rest, every micro batch dividing the batch; GPipe, 1F1B and interleaved 1F1B (pp > 1);
+/// sequence parallelism on and off (tp > 1); ZeRO 0–3 (dp > 1); no, selective and full
+/// recompute. Each is checked against the layout rules and memory, then two dominance rules
+/// of the model prune what need not be simulated (docs/plan.md):
+/// - recompute only adds compute: with the other knobs equal, only the least recompute that
+///   fits is simulated;
+/// - ZeRO-2 runs the same program as ZeRO-1 (it only keeps less gradient memory): it is
+///   simulated only when ZeRO-1 does not fit with the same recompute.
+/// The order is deterministic (it numbers the candidates).
+std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options);
+
+}  // namespace podsim::plan

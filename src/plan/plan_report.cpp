@@ -1,0 +1,296 @@
+#include "plan/plan_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "memory/memory_model.hpp"
+#include "output/json_writer.hpp"
+#include "output/text_table.hpp"
+#include "util/units.hpp"
+
+namespace podsim::plan {
+
+namespace {
+
+std::string fixed(double v, int digits) { return units::format_fixed(v, digits); }
+std::string gib(double bytes) { return fixed(bytes / double(1ull << 30), 1); }
+
+/// Each candidate's position in the ranking (1-based; 0 when not ranked).
+std::vector<std::size_t> ranks(const PlanResult& r) {
+  std::vector<std::size_t> out(r.candidates.size(), 0);
+  for (std::size_t i = 0; i < r.ranking.size(); ++i) out[r.ranking[i]] = i + 1;
+  return out;
+}
+
+/// A family of layouts the verdict lines talk about.
+struct Family {
+  std::string name;
+  std::function<bool(const Layout&)> shape;  ///< which dp × tp × pp
+  std::function<bool(int zero)> zero;        ///< which ZeRO stages
+  int thriftiest_zero = 0;                   ///< the ZeRO stage that needs least memory
+
+  bool contains(const Candidate& c) const { return shape(c.layout) && (c.whole_shape || zero(c.layout.zero)); }
+};
+
+/// The memory of the thriftiest variant of `shape` (full recompute, micro batch 1, one
+/// microbatch in flight, the family's thriftiest ZeRO stage), whatever the batch allows;
+/// empty when it fits.
+std::string thriftiest_memory(const PlanRequest& q, Layout shape, int zero) {
+  shape.zero = shape.dp > 1 ? zero : 0;
+  shape.recompute = parallelism::Recompute::kFull;
+  shape.micro_batch = 1;
+  shape.sequence_parallel = shape.tp > 1;
+  shape.schedule = parallelism::PipelineSchedule::kOneFOneB;
+  shape.virtual_stages = 1;
+  runtime::Scenario s = apply(q.base, shape);
+  s.training.global_batch = shape.dp * shape.pp;
+  const auto why = memory::does_not_fit(memory::stage_memory(s.model, s.chip, s.parallel, s.training));
+  return why ? *why : std::string();
+}
+
+std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& family) {
+  const std::size_t winner = r.ranking.empty() ? r.candidates.size() : r.ranking.front();
+  std::string line = family.name + ": ";
+  for (std::size_t i = 0; i < r.ranking.size(); ++i) {
+    const std::size_t c = r.ranking[i];
+    if (!family.contains(r.candidates[c])) continue;
+    const Outcome& o = r.best_outcome(c);
+    if (c == winner) {
+      line += "wins — " + describe(r.candidates[c].layout) + ", " + fixed(o.step_s, 3) + " s/step";
+    } else {
+      const double ratio = o.step_s / r.best_outcome(winner).step_s;
+      line += "best is #" + std::to_string(i + 1) + ", " + describe(r.candidates[c].layout) + ": " +
+              fixed(o.step_s, 3) + " s/step, " + fixed(ratio, 2) + "× the winner's";
+    }
+    return line + "; its largest overhead is " + o.dominant_overhead();
+  }
+  // None ran: say why.
+  std::size_t rows = 0, cannot = 0, too_big = 0, shapes = 0;
+  std::string cannot_example, memory_example;
+  Layout shape;
+  for (const auto& c : r.candidates) {
+    if (!family.contains(c)) continue;
+    ++rows;
+    if (rows == 1 || c.layout.dp != shape.dp || c.layout.tp != shape.tp || c.layout.pp != shape.pp) ++shapes;
+    shape = c.layout;
+    if (c.verdict == Verdict::kCannotRun) {
+      ++cannot;
+      if (cannot_example.empty()) cannot_example = c.reason;
+    } else if (c.verdict == Verdict::kDoesNotFit) {
+      ++too_big;
+      if (memory_example.empty()) memory_example = c.reason;
+    }
+  }
+  if (rows == 0) return line + "no such layout was enumerated";
+  if (shapes == 1) {
+    // One factorization: memory is the deeper reason, whatever else stands in the way.
+    const std::string memory = thriftiest_memory(q, shape, family.thriftiest_zero);
+    if (!memory.empty()) {
+      line += "never fits in memory: even with full recompute and micro batch 1" +
+              std::string(shape.dp > 1 && family.thriftiest_zero > 0
+                              ? ", ZeRO-" + std::to_string(family.thriftiest_zero)
+                              : "") +
+              ", " + memory;
+      return cannot_example.empty() ? line : line + "; besides, " + cannot_example;
+    }
+  }
+  if (too_big == rows) return line + "none of its " + std::to_string(rows) + " variants fits in memory, e.g. " + memory_example;
+  if (cannot == rows) return line + "cannot run: " + cannot_example;
+  return line + std::to_string(too_big) + " of its " + std::to_string(rows) + " variants do not fit in memory (e.g. " +
+         memory_example + "), the other " + std::to_string(rows - too_big) + " cannot run (e.g. " + cannot_example + ")";
+}
+
+const char* on_off(bool b) { return b ? "on" : "off"; }
+
+struct Counts {
+  std::size_t by_verdict[4] = {0, 0, 0, 0};
+};
+
+Counts count(const PlanResult& r) {
+  Counts c;
+  for (const auto& cand : r.candidates) ++c.by_verdict[static_cast<int>(cand.verdict)];
+  return c;
+}
+
+std::size_t contention_count(const PlanResult& r) {
+  std::size_t n = 0;
+  for (const auto& o : r.contention) n += o ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+std::string pure_data_parallel_verdict(const PlanRequest& q, const PlanResult& r) {
+  const int chips = q.base.parallel.dp * q.base.parallel.tp * q.base.parallel.pp;
+  const auto data_only = [](const Layout& l) { return l.tp == 1 && l.pp == 1; };
+  return verdict(q, r, Family{"pure data parallelism (dp " + std::to_string(chips) + ", every chip a full replica)",
+                              data_only, [](int zero) { return zero == 0; }, 0}) +
+         "\n" +
+         verdict(q, r, Family{"fully sharded data parallelism (dp " + std::to_string(chips) + ", ZeRO-1/2/3)", data_only,
+                              [](int zero) { return zero > 0; }, 3});
+}
+
+std::string pure_model_parallel_verdict(const PlanRequest& q, const PlanResult& r) {
+  return verdict(q, r, Family{"pure model parallelism (dp 1, tp × pp = every chip)",
+                              [](const Layout& l) { return l.dp == 1; }, [](int) { return true; }, 0});
+}
+
+std::string plan_text(const PlanRequest& q, const PlanResult& r) {
+  const auto& b = q.base;
+  const Counts c = count(r);
+  std::string out = "podsim plan · " + b.model.name + " on " + std::to_string(b.parallel.dp * b.parallel.tp * b.parallel.pp) +
+                    " × " + b.chip.name + " (" + q.topology_name + ") · batch " + std::to_string(b.training.global_batch) +
+                    " × " + std::to_string(b.training.seq_len) + " tokens\n";
+  out += std::to_string(r.candidates.size()) + " layouts: " + std::to_string(c.by_verdict[0]) +
+         " simulated on the analytical network, the best " + std::to_string(contention_count(r)) +
+         " again on the contention-aware network; " + std::to_string(c.by_verdict[2]) + " do not fit in memory, " +
+         std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
+         " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)\n\n";
+  if (r.ranking.empty()) {
+    out += "no layout can run on these chips: see the reasons below (and every row with -o plan.h5)\n";
+  } else {
+    output::TextTable t({"#", "contention s", "analytical s", "MFU %", "GiB/chip", "dp", "tp", "pp", "schedule", "mb",
+                         "ZeRO", "SP", "recompute", "largest overhead"});
+    for (std::size_t col : {8U, 11U, 12U, 13U}) t.set_align(col, output::Align::kLeft);
+    for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
+      const std::size_t k = r.ranking[i];
+      const Layout& l = r.candidates[k].layout;
+      const Outcome& o = r.best_outcome(k);
+      parallelism::ParallelSpec p;
+      p.pp = l.pp;
+      p.schedule = l.schedule;
+      std::string schedule = parallelism::schedule_label(p);
+      if (l.virtual_stages > 1) schedule += " v" + std::to_string(l.virtual_stages);
+      t.add_row({std::to_string(i + 1), r.contention[k] ? fixed(r.contention[k]->step_s, 3) : "-",
+                 fixed(r.analytical[k]->step_s, 3),
+                 fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
+                 std::to_string(l.tp), std::to_string(l.pp), schedule, std::to_string(l.micro_batch),
+                 std::to_string(l.zero), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
+                 o.dominant_overhead()});
+    }
+    out += t.render();
+    out += "(step time per training step; ranked by the contention-aware network where simulated on it, then by the "
+           "analytical one; MFU, memory and overhead from the same simulation)\n";
+  }
+  out += "\n" + pure_data_parallel_verdict(q, r) + "\n" + pure_model_parallel_verdict(q, r) + "\n";
+  return out;
+}
+
+std::string plan_json(const PlanRequest& q, const PlanResult& r) {
+  const auto& b = q.base;
+  const Counts c = count(r);
+  output::JsonWriter j(2);
+  j.begin_object();
+  j.member("model", b.model.name);
+  j.member("hardware", b.chip.name);
+  j.member("topology", q.topology_name);
+  j.member("chips", b.parallel.dp * b.parallel.tp * b.parallel.pp);
+  j.member("global_batch", b.training.global_batch);
+  j.member("seq_len", b.training.seq_len);
+  j.key("layouts");
+  j.begin_object();
+  j.member("enumerated", r.candidates.size());
+  j.member("simulated", c.by_verdict[0]);
+  j.member("simulated_with_contention", contention_count(r));
+  j.member("cannot_run", c.by_verdict[1]);
+  j.member("do_not_fit", c.by_verdict[2]);
+  j.member("dominated", c.by_verdict[3]);
+  j.end_object();
+  j.key("ranked");
+  j.begin_array();
+  for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
+    const std::size_t k = r.ranking[i];
+    const Layout& l = r.candidates[k].layout;
+    const Outcome& o = r.best_outcome(k);
+    j.begin_object();
+    j.member("rank", i + 1);
+    j.member("layout", describe(l));
+    j.member("dp", l.dp);
+    j.member("tp", l.tp);
+    j.member("pp", l.pp);
+    j.member("schedule", parallelism::schedule_name(l.schedule));
+    j.member("virtual_stages", l.virtual_stages);
+    j.member("micro_batch", l.micro_batch);
+    j.member("zero", l.zero);
+    j.member("sequence_parallel", l.sequence_parallel);
+    j.member("recompute", parallelism::recompute_name(l.recompute));
+    j.member("network", r.contention[k] ? "contention" : "analytical");
+    j.member("step_time_s", o.step_s);
+    j.member("analytical_step_time_s", r.analytical[k]->step_s);
+    j.member("tokens_per_s", o.tokens_per_s);
+    j.member("mfu", o.mfu);
+    j.member("memory_bytes", o.memory_bytes);
+    j.member("hbm_capacity_bytes", o.capacity_bytes);
+    j.member("largest_overhead", o.dominant_overhead());
+    j.end_object();
+  }
+  j.end_array();
+  j.member("pure_data_parallelism", pure_data_parallel_verdict(q, r));
+  j.member("pure_model_parallelism", pure_model_parallel_verdict(q, r));
+  j.end_object();
+  return j.str();
+}
+
+output::Table plan_table(const PlanResult& r) {
+  output::Table t;
+  t.name = "plan";
+  t.description = "podsim plan: every enumerated layout; rank 0 = not simulated (see verdict and reason)";
+  for (const char* name : {"index", "rank", "dp", "tp", "pp"}) t.add_int(name, "1");
+  t.add_text("schedule");
+  for (const char* name : {"virtual_stages", "micro_batch", "zero", "sequence_parallel"}) t.add_int(name, "1");
+  t.add_text("recompute");
+  t.add_text("verdict");
+  t.add_text("reason");
+  t.add_text("network");
+  t.add_real("step_time_s", "s");
+  t.add_real("analytical_step_time_s", "s");
+  t.add_real("contention_step_time_s", "s");
+  t.add_real("tokens_per_s", "1/s");
+  t.add_real("mfu", "1");
+  t.add_real("memory_peak_bytes", "B");
+  t.add_real("hbm_capacity_bytes", "B");
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    t.add_real(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(c))), "s");
+  }
+  t.add_text("largest_overhead");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::size_t> rank = ranks(r);
+  for (std::size_t k = 0; k < r.candidates.size(); ++k) {
+    const Candidate& c = r.candidates[k];
+    const Layout& l = c.layout;
+    t.ints("index").push_back(static_cast<std::int64_t>(k));
+    t.ints("rank").push_back(static_cast<std::int64_t>(rank[k]));
+    t.ints("dp").push_back(l.dp);
+    t.ints("tp").push_back(l.tp);
+    t.ints("pp").push_back(l.pp);
+    t.texts("schedule").push_back(parallelism::schedule_name(l.schedule));
+    t.ints("virtual_stages").push_back(l.virtual_stages);
+    t.ints("micro_batch").push_back(l.micro_batch);
+    t.ints("zero").push_back(l.zero);
+    t.ints("sequence_parallel").push_back(l.sequence_parallel ? 1 : 0);
+    t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
+    t.texts("verdict").push_back(verdict_name(c.verdict));
+    t.texts("reason").push_back(c.reason);
+    const bool ran = r.analytical[k].has_value();
+    t.texts("network").push_back(!ran ? "" : r.contention[k] ? "contention" : "analytical");
+    const Outcome* o = ran ? &r.best_outcome(k) : nullptr;
+    t.reals("step_time_s").push_back(o ? o->step_s : nan);
+    t.reals("analytical_step_time_s").push_back(ran ? r.analytical[k]->step_s : nan);
+    t.reals("contention_step_time_s").push_back(r.contention[k] ? r.contention[k]->step_s : nan);
+    t.reals("tokens_per_s").push_back(o ? o->tokens_per_s : nan);
+    t.reals("mfu").push_back(o ? o->mfu : nan);
+    t.reals("memory_peak_bytes").push_back(o ? o->memory_bytes : nan);
+    t.reals("hbm_capacity_bytes").push_back(o ? o->capacity_bytes : nan);
+    for (std::size_t cat = 0; cat < runtime::kCategories; ++cat) {
+      t.reals(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(cat))))
+          .push_back(o ? o->seconds[cat] : nan);
+    }
+    t.texts("largest_overhead").push_back(o ? o->dominant_overhead() : "");
+  }
+  return t;
+}
+
+}  // namespace podsim::plan

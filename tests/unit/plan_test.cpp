@@ -1,0 +1,178 @@
+// The planner: which layouts it enumerates, how it prunes, and that its ranking is sound.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "config/scenario_config.hpp"
+#include "memory/memory_model.hpp"
+#include "parallelism/program_builder.hpp"
+#include "partition/communicator.hpp"
+#include "plan/layout_space.hpp"
+#include "plan/plan_report.hpp"
+#include "plan/plan_run.hpp"
+
+namespace podsim::plan {
+namespace {
+
+const std::filesystem::path kRoot = PODSIM_SOURCE_DIR;
+
+/// Llama 2 7B on a 4x4 TPU v5e slice (16 chips): small enough to plan in a moment.
+runtime::Scenario small_base(int global_batch = 64) {
+  config::ScenarioParts parts;
+  parts.model = kRoot / "configs/models/llama2-7b.yaml";
+  parts.hardware = kRoot / "configs/hardware/tpu-v5e.yaml";
+  parts.topology = kRoot / "topologies/tpu-v5e-4x4.yaml";
+  parts.chips = 16;
+  parts.global_batch = global_batch;
+  return config::compose_scenario(parts).scenario;
+}
+
+bool fits(const runtime::Scenario& s) {
+  return !memory::does_not_fit(memory::stage_memory(s.model, s.chip, s.parallel, s.training));
+}
+
+TEST(LayoutSpace, EveryFactorizationAppearsAndSimulatedLayoutsRunAndFit) {
+  const runtime::Scenario base = small_base();
+  const auto candidates = enumerate_layouts(base, SpaceOptions{});
+  std::set<std::tuple<int, int, int>> shapes;
+  for (const auto& c : candidates) {
+    const Layout& l = c.layout;
+    EXPECT_EQ(l.dp * l.tp * l.pp, 16) << describe(l);
+    shapes.insert({l.dp, l.tp, l.pp});
+    if (c.verdict == Verdict::kSimulate) {
+      const runtime::Scenario s = apply(base, l);
+      EXPECT_NO_THROW(parallelism::check_layout(s.model, s.chip, s.parallel, s.training, 16)) << describe(l);
+      EXPECT_TRUE(fits(s)) << describe(l);
+      EXPECT_TRUE(c.reason.empty());
+    } else {
+      EXPECT_FALSE(c.reason.empty()) << describe(l);
+    }
+    if (l.tp == 1) {
+      EXPECT_FALSE(l.sequence_parallel);
+    }
+    if (l.dp == 1) {
+      EXPECT_EQ(l.zero, 0);
+    }
+    if (l.pp == 1) {
+      EXPECT_EQ(l.virtual_stages, 1);
+    }
+  }
+  // 16 = 2^4: the ordered factorizations into three are C(6, 2) = 15.
+  EXPECT_EQ(shapes.size(), 15U);
+}
+
+TEST(LayoutSpace, DominanceKeepsOnlyTheLeastRecomputeThatFitsAndZero2WhenItSavesRecompute) {
+  const auto candidates = enumerate_layouts(small_base(), SpaceOptions{});
+  // Group the variants that differ only in recompute.
+  using Key = std::tuple<int, int, int, int, int, int, bool, int>;
+  std::map<Key, std::vector<const Candidate*>> groups;
+  for (const auto& c : candidates) {
+    if (c.whole_shape) continue;
+    const Layout& l = c.layout;
+    groups[{l.dp, l.tp, l.pp, static_cast<int>(l.schedule), l.virtual_stages, l.micro_batch, l.sequence_parallel,
+            l.zero}]
+        .push_back(&c);
+  }
+  std::size_t dominated = 0;
+  for (const auto& [key, variants] : groups) {
+    ASSERT_EQ(variants.size(), 3U);  // none, selective, full
+    bool fitted = false;
+    for (const Candidate* c : variants) {
+      if (c->verdict == Verdict::kCannotRun || c->verdict == Verdict::kDoesNotFit) continue;
+      if (fitted) {
+        EXPECT_EQ(c->verdict, Verdict::kDominated) << describe(c->layout);
+        ++dominated;
+      }
+      fitted = true;
+    }
+  }
+  EXPECT_GT(dominated, 0U);
+  for (const auto& c : candidates) {
+    if (c.layout.zero == 2 && c.verdict == Verdict::kDominated && c.reason.find("ZeRO-1") != std::string::npos) {
+      // Its ZeRO-1 twin with the same recompute fits and is simulated.
+      Layout twin = c.layout;
+      twin.zero = 1;
+      const auto it = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& o) {
+        return describe(o.layout) == describe(twin);
+      });
+      ASSERT_NE(it, candidates.end());
+      EXPECT_EQ(it->verdict, Verdict::kSimulate) << describe(twin);
+    }
+  }
+}
+
+TEST(LayoutSpace, AFactorizationThatCannotRunIsOneRowWithTheReason) {
+  // 60 sequences cannot be split over 16 or 8 replicas.
+  const auto candidates = enumerate_layouts(small_base(60), SpaceOptions{});
+  std::size_t rows = 0;
+  for (const auto& c : candidates) {
+    if (c.layout.dp == 16) {
+      ++rows;
+      EXPECT_TRUE(c.whole_shape);
+      EXPECT_EQ(c.verdict, Verdict::kCannotRun);
+      EXPECT_NE(c.reason.find("global_batch"), std::string::npos) << c.reason;
+    }
+  }
+  EXPECT_EQ(rows, 1U);
+}
+
+TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
+  const runtime::Scenario base = small_base();
+  const partition::Communicator alone(0, 1);
+  PlanOptions options;
+  options.contention_top = 3;
+  options.progress = false;
+  const PlanResult r = run_plan(base, options, alone);
+  ASSERT_GT(r.ranking.size(), 3U);
+  for (std::size_t i = 0; i + 1 < r.ranking.size(); ++i) {
+    const bool a = r.contention[r.ranking[i]].has_value(), b = r.contention[r.ranking[i + 1]].has_value();
+    EXPECT_TRUE(a || !b) << "a contention-simulated layout ranked after an analytical one";
+    if (a == b) {
+      EXPECT_LE(r.best_outcome(r.ranking[i]).step_s, r.best_outcome(r.ranking[i + 1]).step_s);
+    }
+  }
+  // The three on the contention network are the three best on the analytical one.
+  double worst_top = 0, best_rest = 1e300;
+  for (std::size_t i = 0; i < r.ranking.size(); ++i) {
+    const double t = r.analytical[r.ranking[i]]->step_s;
+    if (i < 3) {
+      worst_top = std::max(worst_top, t);
+    } else {
+      best_rest = std::min(best_rest, t);
+    }
+  }
+  EXPECT_LE(worst_top, best_rest);
+  // Every simulated outcome accounts for its whole step.
+  for (std::size_t k : r.ranking) {
+    const Outcome& o = r.best_outcome(k);
+    double sum = 0;
+    for (double v : o.seconds) sum += v;
+    EXPECT_NEAR(sum, o.step_s, 1e-9 * o.step_s);
+  }
+  const PlanRequest request{base, base.topology.name, 5};
+  // 7 B parameters with fp32 weights and Adam do not fit one 16 GB chip.
+  EXPECT_NE(pure_data_parallel_verdict(request, r).find("every chip a full replica): never fits in memory"),
+            std::string::npos)
+      << pure_data_parallel_verdict(request, r);
+  EXPECT_EQ(plan_table(r).rows(), r.candidates.size());
+}
+
+TEST(Outcome, DominantOverheadIgnoresUsefulComputeAndRoundTrips) {
+  Outcome o;
+  o.step_s = 10;
+  o.seconds[static_cast<std::size_t>(runtime::TimeCategory::kForward)] = 6;
+  o.seconds[static_cast<std::size_t>(runtime::TimeCategory::kBubble)] = 1;
+  o.seconds[static_cast<std::size_t>(runtime::TimeCategory::kCommTp)] = 3;
+  EXPECT_EQ(o.dominant_overhead(), "tensor-parallel comm 30.0 %");
+  const Outcome back = Outcome::deserialize(o.serialize());
+  EXPECT_EQ(back.seconds, o.seconds);
+  EXPECT_EQ(back.step_s, 10);
+  EXPECT_EQ(Outcome{}.dominant_overhead(), "none");
+}
+
+}  // namespace
+}  // namespace podsim::plan
