@@ -40,15 +40,25 @@ class Parser {
     return false;
   }
 
+  /// a op b, or no value (and why) when it does not fit in 64 bits.
+  std::optional<std::int64_t> checked(std::optional<std::int64_t> a, std::optional<std::int64_t> b, char op) {
+    if (!a || !b) return std::nullopt;
+    std::int64_t out = 0;
+    const bool overflow = op == '+'   ? __builtin_add_overflow(*a, *b, &out)
+                          : op == '-' ? __builtin_sub_overflow(*a, *b, &out)
+                                      : __builtin_mul_overflow(*a, *b, &out);
+    if (!overflow) return out;
+    if (why_ != nullptr) *why_ = std::to_string(*a) + " " + op + " " + std::to_string(*b) + " is too large";
+    return std::nullopt;
+  }
+
   std::optional<std::int64_t> sum() {
     auto v = product();
     while (true) {
       if (take('+')) {
-        const auto r = product();
-        v = v && r ? std::optional(*v + *r) : std::nullopt;
+        v = checked(v, product(), '+');
       } else if (take('-')) {
-        const auto r = product();
-        v = v && r ? std::optional(*v - *r) : std::nullopt;
+        v = checked(v, product(), '-');
       } else {
         return v;
       }
@@ -59,8 +69,7 @@ class Parser {
     auto v = factor();
     while (true) {
       if (take('*')) {
-        const auto r = factor();
-        v = v && r ? std::optional(*v * *r) : std::nullopt;
+        v = checked(v, factor(), '*');
       } else if (take('/')) {
         const auto r = factor();
         if (!v || !r) {
@@ -68,6 +77,8 @@ class Parser {
         } else if (*r == 0) {
           if (why_ != nullptr) *why_ = "division by zero";
           v = std::nullopt;
+        } else if (*r == -1) {
+          v = checked(0, v, '-');
         } else if (*v % *r != 0) {
           if (why_ != nullptr) *why_ = std::to_string(*v) + " / " + std::to_string(*r) + " is not a whole number";
           v = std::nullopt;
@@ -82,19 +93,24 @@ class Parser {
 
   std::optional<std::int64_t> factor() {
     skip_spaces();
+    // Parentheses and unary minus recurse: a bound keeps a hostile text from the stack's end.
+    if (++depth_ > kMaxDepth) fail("nested more than " + std::to_string(kMaxDepth) + " deep");
+    struct Leave {
+      int& depth;
+      ~Leave() { --depth; }
+    } leave{depth_};
     if (take('(')) {
       auto v = sum();
       if (!take(')')) fail("expected \")\"");
       return v;
     }
-    if (take('-')) {
-      auto v = factor();
-      return v ? std::optional(-*v) : std::nullopt;
-    }
+    if (take('-')) return checked(0, factor(), '-');
     if (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) != 0) {
       std::int64_t v = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])) != 0) {
-        v = v * 10 + (text_[pos_++] - '0');
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text_[pos_++] - '0', &v)) {
+          fail("number too large");
+        }
       }
       return v;
     }
@@ -121,8 +137,10 @@ class Parser {
   const std::string& text_;
   const std::map<std::string, std::int64_t>* vars_;
   std::vector<std::string>* names_;
+  static constexpr int kMaxDepth = 200;
   std::string* why_ = nullptr;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "fuzz.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -195,25 +197,11 @@ TEST_F(ConfigFiles, FuzzedDocumentsLoadOrFailCleanly) {
       kTorus,
       "schema_version: 1\nname: g\nkind: switch\nnodes: 4\nchips_per_node: 8\nintra: {bandwidth: 300 GB/s, latency: 1.7 us}\nscale_out: {bandwidth: 200 Gbps, latency: 4.8 us}\n",
       "schema_version: 1\nname: m\nkind: multislice\nslices: 2\nslice: {kind: torus, dims: [4, 8, 8], twisted: true, link: {bandwidth: 45 GB/s, latency: 1 us}}\ndcn: {bandwidth: 6.25 GB/s, latency: 10 us}\n"};
-  const std::string alphabet = " :[]{},-#&*!|>'\"%@`\n\t0123456789.eEkMGTiBbpsunx_abcdefghijklmnopqrstuvwxyz/";
   std::mt19937 rng(12345);
   int loaded = 0;
   int rejected = 0;
   for (int i = 0; i < 3000; ++i) {
-    std::string doc = seeds[static_cast<std::size_t>(i) % seeds.size()];
-    const int edits = 1 + static_cast<int>(rng() % 4);
-    for (int e = 0; e < edits; ++e) {
-      const std::size_t at = rng() % (doc.size() + 1);
-      switch (rng() % 4) {
-        case 0: doc.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
-        case 1: if (at < doc.size()) doc.erase(at, 1 + rng() % 8); break;
-        case 2: if (at < doc.size()) doc[at] = alphabet[rng() % alphabet.size()]; break;
-        default: {
-          const std::size_t from = rng() % doc.size();
-          doc.insert(at, doc.substr(from, rng() % 16));
-        }
-      }
-    }
+    const std::string doc = testing::mutate(seeds[static_cast<std::size_t>(i) % seeds.size()], rng);
     write("fuzz.yaml", doc);
     try {
       load_topology("fuzz.yaml");

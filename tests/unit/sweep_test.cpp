@@ -1,6 +1,8 @@
 // Sweeps: reading a sweep file, point order, derived keys, and that a point's row is exactly
 // what `podsim run` would compute for the same scenario.
 #include <gtest/gtest.h>
+
+#include "fuzz.hpp"
 #include <unistd.h>
 
 #include <cmath>
@@ -106,6 +108,34 @@ TEST_F(SweepFiles, InfeasiblePointsSayWhyOrStopAStrictSweep) {
 
   const auto strict = config::load_sweep(write(axes + "skip_infeasible: false\n"));
   EXPECT_THROW(sweep::evaluate_point(strict, 1), InputError);
+}
+
+TEST_F(SweepFiles, FuzzedSweepFilesLoadOrFailCleanly) {
+  const std::string seed =
+      "axes: { parallelism.tp: [4, 8], training.micro_batch: [1, 2] }\n"
+      "zip:\n  - { training.global_batch: [512, 1024], training.recompute: [selective, full] }\n"
+      "derive: { parallelism.dp: \"chips / tp\" }\nskip_infeasible: true\n";
+  std::mt19937 rng(7);
+  int loaded = 0;
+  int rejected = 0;
+  for (int i = 0; i < 400; ++i) {
+    const fs::path file = write(testing::mutate(seed, rng));
+    try {
+      const auto sweep = config::load_sweep(file);
+      ++loaded;
+      if (sweep.points() > 0 && sweep.points() < 64) {
+        try {
+          (void)sweep::evaluate_point(sweep, sweep.points() - 1);
+        } catch (const InputError&) {  // the base scenario with that value
+        }
+      }
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_NE(std::string(e.what()).find("sweep.yaml"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(loaded, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 TEST(Sweep, PointResultsRoundTripThroughBytes) {

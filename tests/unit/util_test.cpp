@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "fuzz.hpp"
+
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -114,6 +117,43 @@ TEST(Expression, SyntaxErrorsAndUnknownNamesAreInputErrors) {
   }
   std::string why;
   EXPECT_THROW((void)Expression("chips / dp").evaluate({{"chips", 8}}, &why), InputError);
+}
+
+TEST(Expression, OverflowAndDeepNestingAreHandled) {
+  std::string why;
+  EXPECT_EQ(Expression("9223372036854775807 + 1").evaluate({}, &why), std::nullopt);
+  EXPECT_NE(why.find("too large"), std::string::npos) << why;
+  EXPECT_EQ(Expression("-9223372036854775807 - 1").evaluate({}, &why), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(Expression("(-9223372036854775807 - 1) / -1").evaluate({}, &why), std::nullopt);
+  EXPECT_EQ(Expression("4294967296 * 4294967296").evaluate({}, &why), std::nullopt);
+  EXPECT_THROW(Expression("99999999999999999999"), InputError);
+  EXPECT_THROW(Expression(std::string(100000, '(') + "1" + std::string(100000, ')')), InputError);
+  EXPECT_THROW(Expression(std::string(100000, '-') + "1"), InputError);
+  EXPECT_EQ(Expression(std::string(100, '(') + "7" + std::string(100, ')')).evaluate({}, &why), 7);
+}
+
+TEST(Expression, FuzzedTextsParseOrFailCleanly) {
+  const std::map<std::string, std::int64_t> vars{{"chips", 4096}, {"tp", 8}, {"pp", 16}, {"zero", 0}};
+  std::mt19937 rng(2024);
+  int parsed = 0;
+  int rejected = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const std::string text = testing::mutate("chips / (tp * pp) - 2 * (pp + 1)", rng);
+    try {
+      const Expression e(text);
+      std::string why;
+      try {
+        (void)e.evaluate(vars, &why);
+      } catch (const InputError&) {  // a name not in vars
+      }
+      ++parsed;
+    } catch (const InputError& e) {
+      ++rejected;
+      EXPECT_NE(std::string(e.what()).find("character"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(parsed, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 TEST(ByteBuffer, RoundTripsAndRefusesToReadPastTheEnd) {
