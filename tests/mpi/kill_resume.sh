@@ -21,15 +21,27 @@ for _ in $(seq 1 1200); do
   sleep 0.05
 done
 [ -e out.h5 ] || { echo "FAIL: no rows written after 60 s"; kill -KILL "$launcher"; exit 1; }
-ranks=$(pgrep -f -- "$sweep -q --flush-every" | grep -v "^$launcher\$" || true)
-kill -KILL "$launcher" $ranks 2>/dev/null || true
+# The launcher and every rank of this run: they work in this folder (other tests may run the
+# same sweep at the same time, elsewhere).
+ours() {
+  local p
+  for p in $(pgrep -f -- "$sweep" || true); do
+    case "$(cat "/proc/$p/comm" 2>/dev/null)" in
+      podsim | mpiexec | mpirun | orterun | prterun) ;;
+      *) continue ;;  # this script, for one
+    esac
+    [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$PWD" ] && echo "$p"
+  done
+  return 0
+}
+kill -KILL $(ours) 2>/dev/null || true
 wait "$launcher" 2>/dev/null || true
 for _ in $(seq 1 100); do
-  pgrep -f -- "$sweep -q --flush-every" > /dev/null || break
+  [ -z "$(ours)" ] && break
   sleep 0.05
 done
-if pgrep -f -- "$sweep -q --flush-every" > /dev/null; then
-  echo "FAIL: processes of the killed sweep are still running"; exit 1
+if [ -n "$(ours)" ]; then
+  echo "FAIL: processes of the killed sweep are still running: $(ours)"; exit 1
 fi
 if grep -q "points in out.h5" first.stdout; then
   echo "FAIL: the sweep finished before it could be killed; make it longer"; exit 1
