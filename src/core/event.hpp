@@ -54,4 +54,7 @@ inline std::uint64_t make_tie(Priority priority, EntityId origin, std::uint32_t 
          sequence;
 }
 
+/// The origin entity packed in a tie word.
+inline EntityId tie_origin(std::uint64_t tie) { return static_cast<EntityId>((tie >> 32) & kMaxOrigin); }
+
 }  // namespace podsim::core

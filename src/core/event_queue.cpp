@@ -9,6 +9,8 @@ namespace podsim::core {
 namespace {
 /// Min-heap order of events that share one time.
 bool later_tie(const Event& x, const Event& y) { return x.tie > y.tie; }
+/// Min-heap order of events of any time.
+bool later(const Event& x, const Event& y) { return event_before(y, x); }
 }  // namespace
 
 std::size_t EventQueue::bucket_of(SimTime time, SimTime last) {
@@ -18,6 +20,11 @@ std::size_t EventQueue::bucket_of(SimTime time, SimTime last) {
 
 void EventQueue::push(const Event& event) {
   ++size_;
+  if (event.time < last_) {
+    early_.push_back(event);
+    std::push_heap(early_.begin(), early_.end(), later);
+    return;
+  }
   const std::size_t b = bucket_of(event.time, last_);
   if (b == 0) {
     now_.push_back(event);
@@ -50,11 +57,19 @@ void EventQueue::refill() {
 }
 
 const Event& EventQueue::top() {
+  if (!early_.empty()) return early_.front();
   if (now_.empty()) refill();
   return now_.front();
 }
 
 Event EventQueue::pop() {
+  if (!early_.empty()) {
+    std::pop_heap(early_.begin(), early_.end(), later);
+    const Event e = early_.back();
+    early_.pop_back();
+    --size_;
+    return e;
+  }
   if (now_.empty()) refill();
   std::pop_heap(now_.begin(), now_.end(), later_tie);
   const Event e = now_.back();

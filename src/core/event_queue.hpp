@@ -17,6 +17,11 @@ namespace podsim::core {
 /// 64 buckets and moves each event down a bucket at most 64 times over its life. Events
 /// at exactly the current minimum time wait in a small binary heap ordered by `tie`, so
 /// the total order (time, priority, origin, sequence) is kept exactly.
+///
+/// Looking at the top moves the minimum forward without taking anything out, so a push
+/// may legally come earlier than that minimum (a partitioned run receives its peers' events
+/// after it has peeked at its own next one). Such events wait in `early_`, a binary heap
+/// in event order: they all precede everything in the buckets.
 class EventQueue {
  public:
   bool empty() const { return size_ == 0; }
@@ -40,6 +45,7 @@ class EventQueue {
 
   std::array<std::vector<Event>, 65> buckets_;  // buckets_[0] unused: see now_
   std::vector<Event> now_;                      // binary heap by tie, all at time last_
+  std::vector<Event> early_;                    // heap in event order, all before last_
   std::uint64_t occupied_ = 0;                  // bit b-1 set: buckets_[b] is not empty
   SimTime last_ = 0;
   std::size_t size_ = 0;

@@ -27,6 +27,7 @@ class MpiSynchronizer final : public core::Synchronizer {
  private:
   const Communicator& comm_;
   SimTime lookahead_ps_;
+  SimTime window_end_ = 0;  ///< end of the window being run
   std::vector<int> owner_;
   std::vector<std::vector<char>> outbox_;
   std::uint64_t windows_ = 0;

@@ -82,6 +82,59 @@ TEST(EventQueue, MatchesASortOnRandomKeys) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(EventQueue, PushesBeforeAPeekedMinimumComeOutFirst) {
+  // A partitioned run peeks at its next event (3209), then receives a peer's event due
+  // earlier (3197) but after everything it has run (3190): the peer's must come out first.
+  // The radix heap had moved its minimum to 3209 and filed 3197 as if it were later.
+  EventQueue q;
+  q.push(Event{3190, make_tie(0, 1, 0), 0, 0, 0, 0});
+  EXPECT_EQ(q.pop().time, 3190);
+  q.push(Event{3209, make_tie(0, 1, 1), 0, 0, 0, 0});
+  q.push(Event{4000, make_tie(0, 1, 2), 0, 0, 0, 0});
+  EXPECT_EQ(q.top_time(), 3209);
+  q.push(Event{3197, make_tie(0, 2, 0), 0, 0, 0, 0});
+  q.push(Event{3197, make_tie(0, 0, 5), 0, 0, 0, 0});
+  q.push(Event{3200, make_tie(0, 2, 1), 0, 0, 0, 0});
+  EXPECT_EQ(q.top_time(), 3197);
+  std::vector<std::pair<SimTime, EntityId>> order;
+  while (!q.empty()) {
+    const Event e = q.pop();
+    order.emplace_back(e.time, e.origin());
+  }
+  const std::vector<std::pair<SimTime, EntityId>> expected{{3197, 0}, {3197, 2}, {3200, 2}, {3209, 1}, {4000, 1}};
+  EXPECT_EQ(order, expected);
+}
+
+TEST(EventQueue, MatchesASortWhenPushesFollowPeeks) {
+  // Random pushes between the last popped time and the peeked minimum, as windows do.
+  std::mt19937_64 rng(7);
+  std::vector<Event> events;
+  EventQueue q;
+  SimTime last_popped = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const SimTime spread = SimTime{1} << (rng() % 30);
+    const Event e{last_popped + static_cast<SimTime>(rng() % static_cast<std::uint64_t>(spread)),
+                  make_tie(0, static_cast<EntityId>(rng() % 50), static_cast<std::uint32_t>(i)), 0, 0, 0, 0};
+    events.push_back(e);
+    q.push(e);
+    if (i % 4 == 0) (void)q.top_time();  // a peek moves the radix heap's minimum forward
+    if (i % 3 == 0) {
+      const Event popped = q.pop();
+      last_popped = popped.time;
+      auto it = std::min_element(events.begin(), events.end(), event_before);
+      ASSERT_EQ(it->time, popped.time);
+      ASSERT_EQ(it->tie, popped.tie);
+      events.erase(it);
+    }
+  }
+  std::sort(events.begin(), events.end(), event_before);
+  for (const Event& e : events) {
+    const Event popped = q.pop();
+    ASSERT_EQ(popped.time, e.time);
+    ASSERT_EQ(popped.tie, e.tie);
+  }
+}
+
 TEST(Simulator, RunsEventsInOrderAndAdvancesTheClock) {
   SequentialSynchronizer sync;
   Simulator sim(sync);
