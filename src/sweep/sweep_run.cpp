@@ -72,17 +72,23 @@ std::map<std::uint64_t, PointResult> resume(const std::filesystem::path& file, c
     throw InputError(file.string() + ": holds the results of another sweep (or none); give a new output file, or "
                                      "remove this one to start over");
   }
-  output::Table& t = *stored.table;
+  const output::Table& t = *stored.table;
   const MetricSchema& m = metric_schema();
-  for (std::size_t row = 0; row < t.rows(); ++row) {
-    PointResult r;
-    r.index = static_cast<std::uint64_t>(t.ints("index")[row]);
-    r.feasible = t.ints("feasible")[row] != 0;
-    r.reason = t.texts("reason")[row];
-    for (const auto& name : m.texts) r.texts.push_back(t.texts(name)[row]);
-    for (const auto& [name, unit] : m.ints) r.ints.push_back(t.ints(name)[row]);
-    for (const auto& [name, unit] : m.reals) r.reals.push_back(t.reals(name)[row]);
-    done.emplace(r.index, std::move(r));
+  try {
+    for (std::size_t row = 0; row < t.rows(); ++row) {
+      PointResult r;
+      r.index = static_cast<std::uint64_t>(t.ints("index")[row]);
+      r.feasible = t.ints("feasible")[row] != 0;
+      r.reason = t.texts("reason")[row];
+      for (const auto& name : m.texts) r.texts.push_back(t.texts(name)[row]);
+      for (const auto& [name, unit] : m.ints) r.ints.push_back(t.ints(name)[row]);
+      for (const auto& [name, unit] : m.reals) r.reals.push_back(t.reals(name)[row]);
+      done.emplace(r.index, std::move(r));
+    }
+  } catch (const SimulationError& e) {
+    // The same sweep written by a podsim with other columns.
+    throw InputError(file.string() + ": its /sweep table is not the one this podsim writes (" + e.what() +
+                     "); give a new output file, or remove this one to start over");
   }
   return done;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,8 @@
 #include "config/sweep_config.hpp"
 #include "runtime/step_simulation.hpp"
 #include "sweep/sweep_point.hpp"
+#include "sweep/sweep_run.hpp"
+#include "partition/communicator.hpp"
 #include "util/error.hpp"
 
 namespace podsim {
@@ -136,6 +139,32 @@ TEST_F(SweepFiles, FuzzedSweepFilesLoadOrFailCleanly) {
   }
   EXPECT_GT(loaded, 0);
   EXPECT_GT(rejected, 0);
+}
+
+TEST_F(SweepFiles, ResumesItsOwnFileAndRefusesAnyOther) {
+  const partition::Communicator alone(0, 1);
+  const fs::path out = dir_ / "out.h5";
+  const auto first = config::load_sweep(write("axes: { parallelism.tp: [4, 8] }\nderive: { parallelism.dp: \"chips / tp\" }\n"));
+  const sweep::SweepOutput output{out, "test", "podsim sweep", false, 2};
+  const auto ran = sweep::run_sweep(first, output, alone);
+  EXPECT_EQ(ran.points, 2U);
+  EXPECT_EQ(ran.resumed, 0U);
+  std::ifstream before_stream(out, std::ios::binary);
+  const std::string before((std::istreambuf_iterator<char>(before_stream)), {});
+  // The same sweep again: everything is resumed, nothing simulated, the same bytes.
+  const auto again = sweep::run_sweep(first, output, alone);
+  EXPECT_EQ(again.resumed, 2U);
+  EXPECT_EQ(again.simulated, 0U);
+  std::ifstream after_stream(out, std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(after_stream)), {}), before);
+  // Another sweep, or a file that is not HDF5, is refused and left alone.
+  const auto other = config::load_sweep(write("axes: { parallelism.tp: [2, 4] }\nderive: { parallelism.dp: \"chips / tp\" }\n"));
+  EXPECT_THROW(sweep::run_sweep(other, output, alone), InputError);
+  std::ofstream(dir_ / "junk.h5") << "not hdf5";
+  EXPECT_THROW(sweep::run_sweep(first, sweep::SweepOutput{dir_ / "junk.h5", "test", "podsim sweep", false, 2}, alone),
+               InputError);
+  std::ifstream kept(out, std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), {}), before);
 }
 
 TEST(Sweep, PointResultsRoundTripThroughBytes) {
