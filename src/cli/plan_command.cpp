@@ -57,9 +57,6 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   parts.seq_len = options.seq_len;
   const auto overrides = config::parse_overrides(options.sets);
   check_sets(overrides);
-  // The topology gives the chip count the starting point needs (dp = chips).
-  const config::LoadedScenario probe = config::compose_scenario(parts, overrides);
-  parts.chips = static_cast<int>(topology::chip_count(probe.scenario.topology));
   const config::LoadedScenario loaded = config::compose_scenario(parts, overrides);
   if (!options.output_file.empty()) output::check_output_path(options.output_file);
 

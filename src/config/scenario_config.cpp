@@ -150,9 +150,7 @@ LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Ov
   root["hardware"] = parts.hardware.string();
   root["topology"] = parts.topology.string();
   root["network"] = parts.network;
-  YAML::Node parallel(YAML::NodeType::Map);
-  parallel["dp"] = parts.chips;
-  root["parallelism"] = parallel;
+  root["parallelism"] = YAML::Node(YAML::NodeType::Map);  // dp = every chip
   YAML::Node training(YAML::NodeType::Map);
   training["global_batch"] = parts.global_batch;
   if (parts.seq_len > 0) training["seq_len"] = parts.seq_len;

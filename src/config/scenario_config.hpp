@@ -39,13 +39,13 @@ struct ScenarioParts {
   std::string shown = "the command line";  ///< how messages name the composed document
   std::filesystem::path model, hardware, topology;
   std::string network = "analytical";
-  int chips = 1;          ///< parallelism: dp = chips, tp = pp = 1 (a starting point)
   int global_batch = 1;
   int seq_len = 0;        ///< 0: the model file's default
 };
 
 /// Reads the composed scenario like a file, overrides applied (training.flash_attention,
-/// training.precision.*, network.* …), without checking the layout.
+/// training.precision.*, network.* …), without checking the layout; its parallelism is
+/// pure data parallelism over every chip (a starting point).
 LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Override>& overrides = {});
 
 }  // namespace podsim::config

@@ -42,13 +42,18 @@ std::string layout_problem(const runtime::Scenario& s, std::uint32_t chips) {
 
 }  // namespace
 
-std::string describe(const Layout& l) {
+std::string schedule_text(const Layout& l) {
   parallelism::ParallelSpec p;
   p.pp = l.pp;
   p.schedule = l.schedule;
-  std::string out = "dp " + std::to_string(l.dp) + " × tp " + std::to_string(l.tp) + " × pp " + std::to_string(l.pp);
-  out.append(" · ").append(parallelism::schedule_label(p));
+  std::string out = parallelism::schedule_label(p);
   if (l.virtual_stages > 1) out.append(" v").append(std::to_string(l.virtual_stages));
+  return out;
+}
+
+std::string describe(const Layout& l) {
+  std::string out = "dp " + std::to_string(l.dp) + " × tp " + std::to_string(l.tp) + " × pp " + std::to_string(l.pp);
+  out.append(" · ").append(schedule_text(l));
   out.append(" · micro batch ").append(std::to_string(l.micro_batch));
   if (l.zero > 0) out.append(" · ZeRO-").append(std::to_string(l.zero));
   if (l.sequence_parallel) out.append(" · SP");

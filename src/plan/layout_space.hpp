@@ -24,6 +24,8 @@ struct Layout {
   parallelism::Recompute recompute = parallelism::Recompute::kNone;
 };
 
+/// "no pipeline", "1F1B", "interleaved 1F1B v4".
+std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective".
 std::string describe(const Layout& l);
 /// The base scenario with `l`'s knobs.

@@ -9,6 +9,7 @@
 #include "memory/memory_model.hpp"
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
+#include "topology/topology_spec.hpp"
 #include "util/units.hpp"
 
 namespace podsim::plan {
@@ -124,7 +125,7 @@ std::size_t contention_count(const PlanResult& r) {
 }  // namespace
 
 std::string pure_data_parallel_verdict(const PlanRequest& q, const PlanResult& r) {
-  const int chips = q.base.parallel.dp * q.base.parallel.tp * q.base.parallel.pp;
+  const auto chips = topology::chip_count(q.base.topology);
   const auto data_only = [](const Layout& l) { return l.tp == 1 && l.pp == 1; };
   return verdict(q, r, Family{"pure data parallelism (dp " + std::to_string(chips) + ", every chip a full replica)",
                               data_only, [](int zero) { return zero == 0; }, 0}) +
@@ -141,7 +142,7 @@ std::string pure_model_parallel_verdict(const PlanRequest& q, const PlanResult& 
 std::string plan_text(const PlanRequest& q, const PlanResult& r) {
   const auto& b = q.base;
   const Counts c = count(r);
-  std::string out = "podsim plan · " + b.model.name + " on " + std::to_string(b.parallel.dp * b.parallel.tp * b.parallel.pp) +
+  std::string out = "podsim plan · " + b.model.name + " on " + std::to_string(topology::chip_count(b.topology)) +
                     " × " + b.chip.name + " (" + q.topology_name + ") · batch " + std::to_string(b.training.global_batch) +
                     " × " + std::to_string(b.training.seq_len) + " tokens\n";
   out += std::to_string(r.candidates.size()) + " layouts: " + std::to_string(c.by_verdict[0]) +
@@ -159,15 +160,10 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
       const std::size_t k = r.ranking[i];
       const Layout& l = r.candidates[k].layout;
       const Outcome& o = r.best_outcome(k);
-      parallelism::ParallelSpec p;
-      p.pp = l.pp;
-      p.schedule = l.schedule;
-      std::string schedule = parallelism::schedule_label(p);
-      if (l.virtual_stages > 1) schedule += " v" + std::to_string(l.virtual_stages);
       t.add_row({std::to_string(i + 1), r.contention[k] ? fixed(r.contention[k]->step_s, 3) : "-",
                  fixed(r.analytical[k]->step_s, 3),
                  fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
-                 std::to_string(l.tp), std::to_string(l.pp), schedule, std::to_string(l.micro_batch),
+                 std::to_string(l.tp), std::to_string(l.pp), schedule_text(l), std::to_string(l.micro_batch),
                  std::to_string(l.zero), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
                  o.dominant_overhead()});
     }
@@ -187,7 +183,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.member("model", b.model.name);
   j.member("hardware", b.chip.name);
   j.member("topology", q.topology_name);
-  j.member("chips", b.parallel.dp * b.parallel.tp * b.parallel.pp);
+  j.member("chips", topology::chip_count(b.topology));
   j.member("global_batch", b.training.global_batch);
   j.member("seq_len", b.training.seq_len);
   j.key("layouts");

@@ -32,13 +32,15 @@ std::map<std::string, std::int64_t> variables(const runtime::Scenario& s) {
           {"vocab", s.model.vocab}};
 }
 
-PointResult infeasible(std::uint64_t index, std::string reason, const config::LoadedSweep& sweep) {
+PointResult infeasible(std::uint64_t index, std::string reason, const config::LoadedSweep& sweep,
+                       std::vector<std::int64_t> derived) {
   if (!sweep.skip_infeasible) {
     throw InputError(sweep.describe(index) + " cannot run, and the sweep has skip_infeasible: false: " + reason);
   }
   PointResult r;
   r.index = index;
   r.reason = std::move(reason);
+  r.derived = std::move(derived);
   const MetricSchema& m = metric_schema();
   r.texts.assign(m.texts.size(), "");
   r.ints.assign(m.ints.size(), 0);
@@ -78,6 +80,8 @@ std::vector<char> PointResult::serialize() const {
   ByteWriter w;
   w.u64(feasible ? 1 : 0);
   w.text(reason);
+  w.u64(derived.size());
+  for (auto v : derived) w.u64(static_cast<std::uint64_t>(v));
   for (const auto& t : texts) w.text(t);
   for (auto v : ints) w.u64(static_cast<std::uint64_t>(v));
   for (double v : reals) w.f64(v);
@@ -91,6 +95,8 @@ PointResult PointResult::deserialize(std::uint64_t index, const std::vector<char
   p.index = index;
   p.feasible = r.u64() != 0;
   p.reason = r.text();
+  p.derived.resize(r.u64());
+  for (auto& v : p.derived) v = static_cast<std::int64_t>(r.u64());
   for (std::size_t i = 0; i < m.texts.size(); ++i) p.texts.push_back(r.text());
   for (std::size_t i = 0; i < m.ints.size(); ++i) p.ints.push_back(static_cast<std::int64_t>(r.u64()));
   for (std::size_t i = 0; i < m.reals.size(); ++i) p.reals.push_back(r.f64());
@@ -99,16 +105,20 @@ PointResult PointResult::deserialize(std::uint64_t index, const std::vector<char
 
 PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index) {
   std::vector<config::Override> overrides = sweep.overrides_at(index);
+  std::vector<std::int64_t> derived(sweep.derived.size(), 0);
   if (!sweep.derived.empty()) {
     // Derived keys are computed from the point's own values (before its layout is checked).
     const auto raw = config::load_scenario(sweep.base, overrides, false);
     const auto vars = variables(raw.scenario);
-    for (const auto& d : sweep.derived) {
+    for (std::size_t k = 0; k < sweep.derived.size(); ++k) {
+      const config::DerivedKey& d = sweep.derived[k];
       std::string why;
       const auto value = d.expression.evaluate(vars, &why);
       if (!value || *value < 1) {
-        return infeasible(index, d.key + " = " + d.expression.text() + ": " + (value ? "not positive" : why), sweep);
+        return infeasible(index, d.key + " = " + d.expression.text() + ": " + (value ? "not positive" : why), sweep,
+                          derived);
       }
+      derived[k] = *value;
       overrides.push_back(config::Override{d.key, std::to_string(*value), d.where + " (derive " + d.key + ")", sweep.dir});
     }
   }
@@ -116,11 +126,13 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   try {
     loaded = config::load_scenario(sweep.base, overrides);
   } catch (const config::InfeasibleLayout& e) {
-    return infeasible(index, e.what(), sweep);
+    return infeasible(index, e.what(), sweep, derived);
   }
   const runtime::Scenario& s = loaded.scenario;
   const auto memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
-  if (const auto why = memory::does_not_fit(memory)) return infeasible(index, "does not fit in memory: " + *why, sweep);
+  if (const auto why = memory::does_not_fit(memory)) {
+    return infeasible(index, "does not fit in memory: " + *why, sweep, derived);
+  }
   const runtime::StepReport report = runtime::simulate_step(s);
   const topology::Topology topo(s.topology);
   output::Table summary = output::step_tables(s, report, topo, output::RunLabels{loaded.name, s.topology.name})[0];
@@ -128,6 +140,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   PointResult p;
   p.index = index;
   p.feasible = true;
+  p.derived = std::move(derived);
   const MetricSchema& m = metric_schema();
   // Every metric column is a /summary column of the same name (the categories excepted).
   for (const auto& name : m.texts) p.texts.push_back(summary.texts(name)[0]);

@@ -14,6 +14,7 @@ struct PointResult {
   std::uint64_t index = 0;
   bool feasible = false;
   std::string reason;  ///< why not, when infeasible
+  std::vector<std::int64_t> derived;  ///< one per derive key; 0 where it could not be computed
   std::vector<std::string> texts;
   std::vector<std::int64_t> ints;
   std::vector<double> reals;

@@ -45,14 +45,8 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
     t.ints("index").push_back(static_cast<std::int64_t>(index));
     const auto overrides = sweep.overrides_at(index);
     for (std::size_t k = 0; k < keys.size(); ++k) t.texts("swept_" + column_name(keys[k])).push_back(overrides[k].value);
-    // A derived value is the point's dp (or whichever key); 0 when the point is infeasible.
-    for (const auto& d : sweep.derived) {
-      const std::string leaf = d.key.substr(d.key.rfind('.') + 1);
-      std::int64_t v = 0;
-      for (std::size_t i = 0; i < m.ints.size(); ++i) {
-        if (m.ints[i].first == leaf) v = r.ints[i];
-      }
-      t.ints("derived_" + column_name(d.key)).push_back(v);
+    for (std::size_t k = 0; k < sweep.derived.size(); ++k) {
+      t.ints("derived_" + column_name(sweep.derived[k].key)).push_back(r.derived[k]);
     }
     t.ints("feasible").push_back(r.feasible ? 1 : 0);
     t.texts("reason").push_back(r.reason);
@@ -64,7 +58,8 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
 }
 
 /// Points an earlier run of the same sweep already wrote.
-std::map<std::uint64_t, PointResult> resume(const std::filesystem::path& file, const std::string& config_yaml) {
+std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, const std::filesystem::path& file,
+                                           const std::string& config_yaml) {
   std::map<std::uint64_t, PointResult> done;
   if (!std::filesystem::exists(file)) return done;
   output::StoredFile stored = output::read_hdf5(file, "sweep");
@@ -80,6 +75,7 @@ std::map<std::uint64_t, PointResult> resume(const std::filesystem::path& file, c
       r.index = static_cast<std::uint64_t>(t.ints("index")[row]);
       r.feasible = t.ints("feasible")[row] != 0;
       r.reason = t.texts("reason")[row];
+      for (const auto& d : sweep.derived) r.derived.push_back(t.ints("derived_" + column_name(d.key))[row]);
       for (const auto& name : m.texts) r.texts.push_back(t.texts(name)[row]);
       for (const auto& [name, unit] : m.ints) r.ints.push_back(t.ints(name)[row]);
       for (const auto& [name, unit] : m.reals) r.reals.push_back(t.reals(name)[row]);
@@ -107,7 +103,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
     output::remove_stale_temporaries(out.file);
   }
   // Every process reads the file: the points to do must be the same everywhere.
-  std::map<std::uint64_t, PointResult> results = resume(out.file, config_yaml);
+  std::map<std::uint64_t, PointResult> results = resume(sweep, out.file, config_yaml);
   SweepSummary summary;
   summary.points = sweep.points();
   summary.resumed = results.size();

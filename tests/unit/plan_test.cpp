@@ -26,7 +26,6 @@ runtime::Scenario small_base(int global_batch = 64) {
   parts.model = kRoot / "configs/models/llama2-7b.yaml";
   parts.hardware = kRoot / "configs/hardware/tpu-v5e.yaml";
   parts.topology = kRoot / "topologies/tpu-v5e-4x4.yaml";
-  parts.chips = 16;
   parts.global_batch = global_batch;
   return config::compose_scenario(parts).scenario;
 }
