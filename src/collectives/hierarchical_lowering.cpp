@@ -7,10 +7,6 @@ namespace podsim::collectives::detail {
 
 namespace {
 
-bool is_outer(topology::LinkTier tier) {
-  return tier == topology::LinkTier::kDcn || tier == topology::LinkTier::kScaleOut;
-}
-
 /// Reduce-scatter or all-gather inside every slice/node: the torus algorithm on an ICI
 /// grid, a ring through a node switch.
 void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
@@ -38,7 +34,7 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
   const Group& shape = groups.front();
   for (std::size_t d = 0; d < shape.dims.size(); ++d) {
     if (shape.dims[d].size < 2) continue;
-    (is_outer(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
+    (topology::is_slow_tier(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
   }
   std::vector<Group> inner;
   std::vector<Group> outer;

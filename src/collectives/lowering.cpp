@@ -23,7 +23,7 @@ AxisMix classify(const topology::Topology& topo, const Group& group) {
   for (const auto& dim : group.dims) {
     const auto& axis = topo.axes()[static_cast<std::size_t>(dim.axis)];
     if (dim.size < 2) continue;
-    const bool outer = axis.tier == topology::LinkTier::kDcn || axis.tier == topology::LinkTier::kScaleOut;
+    const bool outer = topology::is_slow_tier(axis.tier);
     (outer ? mix.outer : mix.inner) = true;
     if (axis.tier != topology::LinkTier::kIci) {
       mix.all_grid = false;
@@ -93,9 +93,7 @@ Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec
             std::string(mix.all_grid ? "torus" : "ring"));
       }
       if (spec.op != Op::kAllReduce && spec.op != Op::kReduceScatter && spec.op != Op::kAllGather) {
-        throw InputError(op_str(spec.op) +
-                         " has no hierarchical form; use ring" +
-                         (mix.all_grid ? "" : std::string()));
+        throw InputError(op_str(spec.op) + " has no hierarchical form; use ring");
       }
       break;
     default:

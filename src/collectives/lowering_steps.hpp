@@ -13,6 +13,9 @@ namespace podsim::collectives::detail {
 /// ceil(a / b) for sizes; at least 1 byte so every step still moves (and times) something.
 std::uint64_t share(std::uint64_t bytes, std::uint64_t parts);
 
+/// The same cycle walked the other way, still starting at order[0].
+std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order);
+
 /// Ring and bidirectional-ring lowering of every op over one group's ring order.
 void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                 bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule);

@@ -9,14 +9,11 @@ std::uint64_t share(std::uint64_t bytes, std::uint64_t parts) {
   return std::max<std::uint64_t>(1, (bytes + parts - 1) / parts);
 }
 
-namespace {
-/// The same cycle walked the other way, still starting at order[0].
 std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order) {
   std::vector<ChipId> r{order[0]};
   r.insert(r.end(), order.rbegin(), order.rend() - 1);
   return r;
 }
-}  // namespace
 
 void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                 bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule) {

@@ -14,10 +14,8 @@ void axis_phase(const Group& group, std::size_t axis_pos,
   for (const auto& line : lines_along(group, axis_pos)) {
     const std::vector<ChipId> ring = ring_order_of_line(line, dim.wraps);
     if (both_ways) {
-      std::vector<ChipId> back{ring[0]};
-      back.insert(back.end(), ring.rbegin(), ring.rend() - 1);
       ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
-      ring_pass(schedule, back, static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
+      ring_pass(schedule, reversed_from_first(ring), static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
     } else {
       ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
     }

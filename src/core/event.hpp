@@ -24,6 +24,9 @@ using Priority = std::uint8_t;
 /// priority, origin and sequence are packed into one 64-bit `tie` (8 | 24 | 32 bits) so
 /// that an event is 40 bytes and two comparisons order any pair: this is the engine's
 /// hottest data. The simulator refuses origins and sequences that would not fit.
+/// Largest entity id that can schedule events (24 bits).
+inline constexpr EntityId kMaxOrigin = 0xFF'FFFF;
+
 struct Event {
   SimTime time = 0;
   std::uint64_t tie = 0;
@@ -35,14 +38,10 @@ struct Event {
   std::uint64_t b = 0;
 
   Priority priority() const { return static_cast<Priority>(tie >> 56); }
-  EntityId origin() const { return static_cast<EntityId>((tie >> 32) & 0xFF'FFFFu); }
+  EntityId origin() const { return static_cast<EntityId>((tie >> 32) & kMaxOrigin); }
   std::uint32_t sequence() const { return static_cast<std::uint32_t>(tie); }
 };
 
-/// Largest entity id that can schedule events (24 bits).
-inline constexpr EntityId kMaxOrigin = 0xFF'FFFF;
-/// Largest priority (8 bits).
-inline constexpr Priority kMaxPriority = 0xFF;
 
 /// Strict total order of events; see Event.
 inline bool event_before(const Event& x, const Event& y) {
@@ -53,8 +52,5 @@ inline std::uint64_t make_tie(Priority priority, EntityId origin, std::uint32_t 
   return (static_cast<std::uint64_t>(priority) << 56) | (static_cast<std::uint64_t>(origin) << 32) |
          sequence;
 }
-
-/// The origin entity packed in a tie word.
-inline EntityId tie_origin(std::uint64_t tie) { return static_cast<EntityId>((tie >> 32) & kMaxOrigin); }
 
 }  // namespace podsim::core

@@ -54,7 +54,7 @@ void Simulator::insert(const Event& event) {
   if (event.time < now_) {
     throw SimulationError("remote event arrived in the past (lookahead violated): kind " + std::to_string(event.kind) +
                           " for entity " + std::to_string(event.target) + " from entity " +
-                          std::to_string(tie_origin(event.tie)) + " at " + std::to_string(event.time) +
+                          std::to_string(event.origin()) + " at " + std::to_string(event.time) +
                           " ps, but the clock is at " + std::to_string(now_) + " ps");
   }
   queue_.push(event);

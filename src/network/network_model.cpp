@@ -5,10 +5,6 @@
 
 namespace podsim::network {
 
-std::uint32_t network_entity_count(const topology::Topology& topo) {
-  return topo.vertices() + static_cast<std::uint32_t>(topo.links().size());
-}
-
 void bind_network_entities(const topology::Topology& topo, core::Simulator& sim,
                            core::EntityId first_entity, core::EventHandler& handler,
                            const LocalVertices& local) {

@@ -48,15 +48,12 @@ class NetworkModel {
   virtual const std::vector<LinkUsage>& link_usage() const = 0;
 };
 
-/// Number of entity ids a network model of `topo` uses.
-std::uint32_t network_entity_count(const topology::Topology& topo);
-
 /// Which vertices (chips and switches) this process simulates; a directed link lives with
 /// its source vertex. Empty = all of them.
 using LocalVertices = std::vector<char>;
 
 /// The model `spec` asks for. `topo` and `listener` must outlive it. It uses entity ids
-/// [first_entity, first_entity + network_entity_count(topo)): vertices, then links; it
+/// [first_entity, first_entity + vertices + links): vertices, then links; it
 /// binds the local ones in `sim` and marks the others remote.
 std::unique_ptr<NetworkModel> make_network(const NetworkSpec& spec,
                                            const topology::Topology& topo,

@@ -44,7 +44,6 @@ Session::~Session() {
   if (initialised_) MPI_Finalize();
 }
 
-std::int64_t Communicator::max(std::int64_t v) const { return reduce(v, MPI_MAX, size_); }
 std::int64_t Communicator::min(std::int64_t v) const { return reduce(v, MPI_MIN, size_); }
 std::int64_t Communicator::sum(std::int64_t v) const { return reduce(v, MPI_SUM, size_); }
 

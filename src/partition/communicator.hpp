@@ -15,7 +15,6 @@ class Communicator {
   int size() const { return size_; }
   bool root() const { return rank_ == 0; }
 
-  std::int64_t max(std::int64_t v) const;
   std::int64_t min(std::int64_t v) const;
   std::int64_t sum(std::int64_t v) const;
   /// Element-wise sum over processes, in place.

@@ -16,7 +16,7 @@ void MpiSynchronizer::send_remote(const core::Event& event) {
   if (event.time < window_end_) {
     throw SimulationError("an event for another process is due inside the current window (lookahead " +
                           std::to_string(lookahead_ps_) + " ps): kind " + std::to_string(event.kind) + " from entity " +
-                          std::to_string(core::tie_origin(event.tie)) + " to entity " + std::to_string(event.target) +
+                          std::to_string(event.origin()) + " to entity " + std::to_string(event.target) +
                           " at " + std::to_string(event.time) + " ps, window ends at " + std::to_string(window_end_) +
                           " ps");
   }

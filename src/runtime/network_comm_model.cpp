@@ -29,7 +29,7 @@ std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == Com
 
 }  // namespace
 
-std::vector<topology::MeshGroup> NetworkCommModel::representative_or_all(std::vector<topology::MeshGroup> groups) const {
+std::vector<collectives::Group> NetworkCommModel::representative_or_all(std::vector<collectives::Group> groups) const {
   // Without contention, groups of one axis cannot slow each other, and every group has
   // the same shape: one of them gives the time (and, by symmetry, the busiest link).
   if (net_.fidelity == network::Fidelity::kAnalytical && groups.size() > 1) groups.resize(1);
@@ -61,7 +61,7 @@ int NetworkCommModel::group_size(CommAxis axis) const {
   return mesh_.axes()[static_cast<std::size_t>(axis_index_[slot(axis)])].size;
 }
 
-const std::vector<topology::MeshGroup>& NetworkCommModel::groups_of(int logical_axis) {
+const std::vector<collectives::Group>& NetworkCommModel::groups_of(int logical_axis) {
   auto it = groups_.find(logical_axis);
   if (it == groups_.end()) it = groups_.emplace(logical_axis, mesh_.groups(logical_axis)).first;
   return it->second;
@@ -71,18 +71,11 @@ std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, 
   // The groups of this axis inside pipeline stage `stage`: they run this collective
   // together (the other stages run theirs at other times).
   const int pp = axis_index_[2];
-  std::vector<topology::MeshGroup> in_stage;
+  std::vector<collectives::Group> in_stage;
   for (const auto& mg : groups_of(logical_axis)) {
     if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(mg);
   }
-  std::vector<collectives::Group> out;
-  for (const auto& mg : representative_or_all(std::move(in_stage))) {
-    collectives::Group g;
-    for (const auto& d : mg.dims) g.dims.push_back({d.axis, d.size, d.wraps});
-    g.chips = mg.chips;
-    out.push_back(std::move(g));
-  }
-  return out;
+  return representative_or_all(std::move(in_stage));
 }
 
 NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& schedule) {

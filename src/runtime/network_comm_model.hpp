@@ -64,16 +64,16 @@ class NetworkCommModel final : public CommModel {
   }
   Result run(const collectives::Schedule& schedule);
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
-  std::vector<topology::MeshGroup> representative_or_all(std::vector<topology::MeshGroup> groups) const;
+  std::vector<collectives::Group> representative_or_all(std::vector<collectives::Group> groups) const;
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
-  const std::vector<topology::MeshGroup>& groups_of(int logical_axis);
+  const std::vector<collectives::Group>& groups_of(int logical_axis);
 
   const topology::Topology& topo_;
   const topology::DeviceMesh& mesh_;
   network::NetworkSpec net_;
   collectives::ScheduleExecutor& executor_;
   std::map<Key, Result> cache_;
-  std::map<int, std::vector<topology::MeshGroup>> groups_;
+  std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;
   int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"
 };

@@ -10,8 +10,6 @@ namespace podsim::topology {
 
 namespace {
 
-bool is_slow_tier(LinkTier t) { return t == LinkTier::kDcn || t == LinkTier::kScaleOut; }
-
 /// Physical axes in the order a logical axis without preferences takes them: fast tiers
 /// first, from x outwards. Data parallelism takes the slow tiers (DCN, scale-out) first:
 /// across slices and nodes only gradients should travel.
@@ -128,13 +126,13 @@ ChipId DeviceMesh::chip_at(const std::vector<int>& logical) const {
   return topo_->chip_at(c);
 }
 
-std::vector<MeshGroup> DeviceMesh::groups(int axis) const {
+std::vector<Group> DeviceMesh::groups(int axis) const {
   const auto& la = axes_[static_cast<std::size_t>(axis)];
-  std::vector<MeshGroup> out;
+  std::vector<Group> out;
   for (ChipId chip = 0; chip < topo_->chips(); ++chip) {
     std::vector<int> logical = coords(chip);
     if (logical[static_cast<std::size_t>(axis)] != 0) continue;  // one group per rank-0 chip
-    MeshGroup g;
+    Group g;
     for (const auto& comp : la.components) {
       const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
       g.dims.push_back({comp.axis, comp.size, comp.size == phys.size && phys.wraparound});

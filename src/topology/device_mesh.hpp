@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/chip_group.hpp"
 #include "topology/topology.hpp"
 
 namespace podsim::topology {
@@ -30,19 +31,6 @@ struct LogicalAxisRequest {
   std::vector<std::string> preferred;
 };
 
-/// One group of chips along a logical axis, in logical-rank order, with its shape.
-struct MeshGroup {
-  std::vector<ChipId> chips;
-  /// One entry per component: the physical axis, how many chips, and whether the group's
-  /// line along it closes into a ring (the component spans a whole wrapped axis).
-  struct Dim {
-    int axis;
-    int size;
-    bool wraps;
-  };
-  std::vector<Dim> dims;
-};
-
 /// Places logical axes (dp, tp, pp, …) on the physical axes of a topology.
 ///
 /// Placement takes whole physical axes or contiguous inner blocks of them. Each logical
@@ -64,8 +52,9 @@ class DeviceMesh {
   /// The chip at logical coordinates `logical`.
   ChipId chip_at(const std::vector<int>& logical) const;
 
-  /// Every group along logical axis `axis` (chips that differ only in that coordinate).
-  std::vector<MeshGroup> groups(int axis) const;
+  /// Every group along logical axis `axis` (chips that differ only in that coordinate), in
+  /// logical-rank order; one dimension per physical component of the axis.
+  std::vector<Group> groups(int axis) const;
   /// "tp: x[0:8]; dp: x[/8 ×2], y; pp: z" — how each logical axis sits on the machine.
   std::string describe() const;
 

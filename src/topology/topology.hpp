@@ -17,6 +17,8 @@ using LinkId = std::uint32_t;
 
 /// What a link is made of; decides which parallelism traffic it carries in reports.
 enum class LinkTier { kIci, kNodeSwitch, kScaleOut, kDcn };
+/// The data-centre network and a scale-out fabric: the tiers between slices or nodes.
+inline bool is_slow_tier(LinkTier t) { return t == LinkTier::kDcn || t == LinkTier::kScaleOut; }
 
 /// One direction of a physical link.
 struct Link {
