@@ -29,7 +29,7 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
                        output::step_tables(loaded.scenario, report, topo, labels));
   }
   if (invocation.prints()) {
-    std::cout << (options.json ? output::step_json(loaded.scenario, report, topo, labels) + "\n"
+    std::cout << (options.json ? output::step_json(loaded.scenario, report, labels) + "\n"
                                : output::step_text(loaded.scenario, report, topo, labels));
   }
   if (const auto why = memory::does_not_fit(report.memory); why && !options.allow_oom) {

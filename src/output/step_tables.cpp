@@ -23,13 +23,31 @@ const char* tier_name(topology::LinkTier t) {
   }
 }
 
-double peak_memory(const runtime::StepReport& r) {
-  double peak = 0;
-  for (const auto& m : r.memory) peak = std::max(peak, m.total);
-  return peak;
+}  // namespace
+
+std::size_t fullest_stage(const runtime::StepReport& r) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < r.memory.size(); ++i) {
+    if (r.memory[i].total > r.memory[best].total) best = i;
+  }
+  return best;
 }
 
-}  // namespace
+BusiestLink busiest_link(const runtime::StepReport& r) {
+  BusiestLink b;
+  for (std::size_t id = 0; id < r.links.size(); ++id) {
+    const double u = r.step_s > 0 ? to_seconds(r.links[id].busy_ps) / r.step_s : 0.0;
+    if (u > b.utilization) {
+      b.utilization = u;
+      b.link = static_cast<topology::LinkId>(id);
+    }
+  }
+  return b;
+}
+
+double overlapped_s(const runtime::StageResult& st, TimeCategory exposed, std::size_t axis) {
+  return to_seconds(std::max<SimTime>(0, st.comm_busy_ps[axis] - st.time_ps[static_cast<std::size_t>(exposed)]));
+}
 
 std::size_t pacing_stage(const runtime::StepReport& report) {
   std::size_t best = 0;
@@ -53,12 +71,7 @@ std::string link_label(const topology::Topology& topo, topology::LinkId id) {
   return std::string(tier_name(l.tier)) + (l.dir > 0 ? " up" : " down");
 }
 
-std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
-                               const RunLabels& labels) {
-  std::vector<Table> tables;
-  double busiest = 0;
-  for (const auto& l : r.links) busiest = std::max(busiest, to_seconds(l.busy_ps));
-
+Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, const RunLabels& labels) {
   Table sum;
   sum.name = "summary";
   sum.description = "one simulated training step: the scenario's parameters and metrics";
@@ -93,13 +106,19 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
   real("model_flops", "FLOP", r.model_flops_per_step);
   real("hardware_flops", "FLOP", r.hardware_flops_per_step);
   real("padding_waste", "1", r.padding_waste());
-  real("memory_peak_bytes", "B", peak_memory(r));
+  real("memory_peak_bytes", "B", r.memory.empty() ? 0.0 : r.memory[fullest_stage(r)].total);
   real("hbm_capacity_bytes", "B", s.chip.hbm_capacity_bytes);
   integer("fits_in_memory", "1", r.fits() ? 1 : 0);
-  real("busiest_link_utilization", "1", r.step_s > 0 ? busiest / r.step_s : 0.0);
+  real("busiest_link_utilization", "1", busiest_link(r).utilization);
   integer("representatives", "1", static_cast<std::int64_t>(r.execution.stages.size()));
   integer("events", "1", static_cast<std::int64_t>(r.execution.events));
-  tables.push_back(std::move(sum));
+  return sum;
+}
+
+std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
+                               const RunLabels& labels) {
+  std::vector<Table> tables;
+  tables.push_back(summary_table(s, r, labels));
 
   Table br;
   br.name = "breakdown";
@@ -128,11 +147,8 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
       total += st.time_ps[c];
     }
     br.reals("total_s").push_back(to_seconds(total));
-    auto overlapped = [&](TimeCategory exposed, std::size_t axis) {
-      return to_seconds(std::max<SimTime>(0, st.comm_busy_ps[axis] - st.time_ps[static_cast<std::size_t>(exposed)]));
-    };
-    br.reals("overlapped_dp_s").push_back(overlapped(TimeCategory::kCommDp, 1));
-    br.reals("overlapped_pp_s").push_back(overlapped(TimeCategory::kCommPp, 2));
+    br.reals("overlapped_dp_s").push_back(overlapped_s(st, TimeCategory::kCommDp, 1));
+    br.reals("overlapped_pp_s").push_back(overlapped_s(st, TimeCategory::kCommPp, 2));
     br.reals("bytes_tp").push_back(st.comm_bytes[0]);
     br.reals("bytes_dp").push_back(st.comm_bytes[1]);
     br.reals("bytes_pp").push_back(st.comm_bytes[2]);

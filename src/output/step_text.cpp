@@ -32,30 +32,15 @@ std::string grouped(double v) {
 
 std::string gib(double bytes) { return format_fixed(bytes / double(1ull << 30), 1); }
 
-struct Busiest {
-  double utilization = 0;
-  std::string label;
-};
-
-Busiest busiest_link(const runtime::StepReport& r, const topology::Topology& topo) {
-  Busiest b;
-  for (std::size_t id = 0; id < r.links.size(); ++id) {
-    const double u = r.step_s > 0 ? to_seconds(r.links[id].busy_ps) / r.step_s : 0.0;
-    if (u > b.utilization) {
-      b.utilization = u;
-      b.label = link_label(topo, static_cast<topology::LinkId>(id));
-    }
-  }
-  return b;
-}
-
-const memory::MemoryBreakdown& largest_memory(const runtime::StepReport& r, std::size_t* stage) {
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < r.memory.size(); ++i) {
-    if (r.memory[i].total > r.memory[best].total) best = i;
-  }
-  *stage = best;
-  return r.memory[best];
+/// "compute  forward", "         backward", …, "exposed  tensor-parallel comm", …, "bubble":
+/// the categories' labels under their group's name.
+std::string row_label(TimeCategory c) {
+  const auto i = static_cast<std::size_t>(c);
+  std::string group;
+  if (c == TimeCategory::kForward) group = "compute  ";
+  else if (c == TimeCategory::kCommTp) group = "exposed  ";
+  else if (i < static_cast<std::size_t>(TimeCategory::kBubble)) group = "         ";
+  return group + std::string(runtime::category_label(c));
 }
 
 }  // namespace
@@ -72,8 +57,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   if (p.sequence_parallel && p.tp > 1) out << " · sequence parallel";
   out << " · " << hardware::dtype_name(s.training.precision.compute) << " · recompute "
       << parallelism::recompute_name(s.training.recompute) << "\n";
-  std::size_t mem_stage = 0;
-  const auto& mem = largest_memory(r, &mem_stage);
+  const std::size_t mem_stage = fullest_stage(r);
+  const auto& mem = r.memory[mem_stage];
   out << "step " << format_fixed(r.step_s, 3) << " s   tokens/s " << grouped(r.tokens_per_s) << "   MFU " << format_fixed(100 * r.mfu, 1)
       << " %   HFU " << format_fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
       << " GiB per chip (" << (r.fits() ? "fits" : "DOES NOT FIT") << ")\n";
@@ -90,16 +75,12 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   if (r.execution.stages.size() > 1) title += " (stage " + std::to_string(st.stage) + ", the busiest)";
   TextTable t({title, "s", "%"});
   t.set_align(0, Align::kLeft);
-  const char* labels_by_category[runtime::kCategories] = {
-      "compute  forward",        "         backward",  "         recompute", "         optimizer",
-      "exposed  tensor-parallel comm", "         data-parallel comm", "         pipeline p2p", "         other comm",
-      "bubble", "input stall", "idle"};
   for (std::size_t c = 0; c < runtime::kCategories; ++c) {
     const double sec = to_seconds(st.time_ps[c]);
-    t.add_row({labels_by_category[c], format_fixed(sec, 3), format_fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
+    t.add_row({row_label(static_cast<TimeCategory>(c)), format_fixed(sec, 3), format_fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
   }
   out << t.render();
-  const double overlapped_dp = to_seconds(std::max<SimTime>(0, st.comm_busy_ps[1] - st.time_ps[static_cast<std::size_t>(TimeCategory::kCommDp)]));
+  const double overlapped_dp = overlapped_s(st, TimeCategory::kCommDp, 1);
   if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << format_fixed(overlapped_dp, 3) << " s)\n";
   if (r.execution.stages.size() > 1) {
     SimTime lo = st.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)];
@@ -114,17 +95,16 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   out << "\nmemory per chip (stage " << mem_stage << "): weights " << gib(mem.weights) << " · gradients "
       << gib(mem.gradients) << " · optimizer " << gib(mem.optimizer) << " · activations " << gib(mem.activations)
       << " · temporary " << gib(mem.temporary) << " = " << gib(mem.total) << " of " << gib(mem.capacity) << " GiB\n";
-  const Busiest b = busiest_link(r, topo);
+  const BusiestLink b = busiest_link(r);
   out << "bytes per step per chip: tp " << units::format_bytes(st.comm_bytes[0]) << " · dp "
       << units::format_bytes(st.comm_bytes[1]) << " · pp " << units::format_bytes(st.comm_bytes[2]);
   if (st.comm_bytes[3] > 0) out << " · other " << units::format_bytes(st.comm_bytes[3]);
-  if (!b.label.empty()) out << "     busiest link " << format_fixed(100 * b.utilization, 0) << " % (" << b.label << ")";
+  if (b.link) out << "     busiest link " << format_fixed(100 * b.utilization, 0) << " % (" << link_label(topo, *b.link) << ")";
   out << "\n";
   return out.str();
 }
 
-std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
-                      const RunLabels& labels) {
+std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, const RunLabels& labels) {
   JsonWriter j(2);
   j.begin_object();
   j.member("scenario", labels.scenario);
@@ -144,9 +124,8 @@ std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, 
   j.member("hfu", r.hfu);
   j.member("padding_waste", r.padding_waste());
   j.member("fits_in_memory", r.fits());
-  std::size_t mem_stage = 0;
-  j.member("memory_per_chip_bytes", largest_memory(r, &mem_stage).total);
-  j.member("busiest_link_utilization", busiest_link(r, topo).utilization);
+  j.member("memory_per_chip_bytes", r.memory[fullest_stage(r)].total);
+  j.member("busiest_link_utilization", busiest_link(r).utilization);
   const auto& st = r.execution.stages[pacing_stage(r)];
   j.key("breakdown_s");
   j.begin_object();

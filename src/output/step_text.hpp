@@ -13,7 +13,6 @@ std::string step_text(const runtime::Scenario& scenario, const runtime::StepRepo
 
 /// The summary as one JSON object (`podsim run --json`): step_time_s, mfu, tokens_per_s,
 /// and the rest of /summary, plus the pacing stage's breakdown in seconds.
-std::string step_json(const runtime::Scenario& scenario, const runtime::StepReport& report,
-                      const topology::Topology& topo, const RunLabels& labels);
+std::string step_json(const runtime::Scenario& scenario, const runtime::StepReport& report, const RunLabels& labels);
 
 }  // namespace podsim::output

@@ -65,12 +65,9 @@ Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, net
   o.tokens_per_s = report.tokens_per_s;
   o.mfu = report.mfu;
   o.hfu = report.hfu;
-  for (const auto& m : report.memory) {
-    if (m.total >= o.memory_bytes) {
-      o.memory_bytes = m.total;
-      o.capacity_bytes = m.capacity;
-    }
-  }
+  const auto& fullest = report.memory[output::fullest_stage(report)];
+  o.memory_bytes = fullest.total;
+  o.capacity_bytes = fullest.capacity;
   const auto& stage = report.execution.stages[output::pacing_stage(report)];
   for (std::size_t c = 0; c < runtime::kCategories; ++c) o.seconds[c] = to_seconds(stage.time_ps[c]);
   return o;

@@ -134,8 +134,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
     return infeasible(index, "does not fit in memory: " + *why, sweep, derived);
   }
   const runtime::StepReport report = runtime::simulate_step(s);
-  const topology::Topology topo(s.topology);
-  output::Table summary = output::step_tables(s, report, topo, output::RunLabels{loaded.name, s.topology.name})[0];
+  const output::Table summary = output::summary_table(s, report, output::RunLabels{loaded.name, s.topology.name});
 
   PointResult p;
   p.index = index;

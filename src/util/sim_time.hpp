@@ -31,6 +31,12 @@ inline constexpr SimTime kMaxStepPs = SimTime{1} << 60;
 /// Time to push `bytes` through a pipe of `bytes_per_s`, rounded up to a whole picosecond
 /// so that a transfer never finishes before its bytes could have moved. Throws InputError
 /// (see util/error.hpp) beyond kMaxStepPs: such a time means a bandwidth far off.
-SimTime transfer_time_ps(double bytes, double bytes_per_s);
+/// Called per hop and per chunk: the arithmetic is inline, the rare error out of line.
+[[noreturn]] void throw_transfer_too_long(double bytes, double bytes_per_s);
+inline SimTime transfer_time_ps(double bytes, double bytes_per_s) {
+  const double ps = std::ceil(bytes * 1e12 / bytes_per_s);
+  if (!(ps <= static_cast<double>(kMaxStepPs))) throw_transfer_too_long(bytes, bytes_per_s);
+  return static_cast<SimTime>(ps);
+}
 
 }  // namespace podsim
