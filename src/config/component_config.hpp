@@ -3,14 +3,10 @@
 #include <filesystem>
 
 #include "hardware/chip_spec.hpp"
-#include "workload/model_spec.hpp"
 
 namespace podsim::config {
 
 /// Reads a hardware file (configs/hardware/*.yaml). Throws InputError with file and line.
 hardware::ChipSpec load_hardware(const std::filesystem::path& file);
-
-/// Reads a model file (configs/models/*.yaml). Throws InputError with file and line.
-workload::ModelSpec load_model(const std::filesystem::path& file);
 
 }  // namespace podsim::config

@@ -81,4 +81,24 @@ std::string dump(const YAML::Node& root) {
   return std::string(out.c_str()) + "\n";
 }
 
+std::filesystem::path include_file(YAML::Node parent, const std::string& parent_path, const std::string& key,
+                                   const std::filesystem::path& dir, SourceMap& sources) {
+  const YAML::Node& self = parent;
+  const YAML::Node value = self[key];
+  if (!value.IsDefined() || !value.IsScalar()) return dir;
+  const std::string path = join_path(parent_path, key);
+  const std::filesystem::path file = dir / value.Scalar();
+  const std::string shown = display_name(file);
+  YAML::Node loaded;
+  try {
+    loaded = load_yaml_file(file, shown);
+  } catch (const InputError& e) {
+    throw InputError(sources.locate(path, value.Mark()) + ": " + path + ": cannot include \"" + value.Scalar() +
+                     "\": " + e.what());
+  }
+  parent[key] = loaded;
+  sources.add_file(path, shown);
+  return file.parent_path();
+}
+
 }  // namespace podsim::config

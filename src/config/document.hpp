@@ -25,6 +25,12 @@ std::string display_name(const std::filesystem::path& file);
 /// and records it in `sources` so errors about it point at the flag.
 void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources);
 
+/// If `parent[key]` (at key path `parent_path`) names a file, replaces it by the file's
+/// contents (relative to `dir`) and records where they came from, so errors in them name
+/// that file. Returns the directory the included document's own includes are relative to.
+std::filesystem::path include_file(YAML::Node parent, const std::string& parent_path, const std::string& key,
+                                   const std::filesystem::path& dir, SourceMap& sources);
+
 /// YAML text of `root` (the resolved configuration stored in outputs).
 std::string dump(const YAML::Node& root);
 

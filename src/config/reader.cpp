@@ -219,9 +219,13 @@ Reader Reader::child(const std::string& key) const {
   return Reader(n, join_path(path_, key), *sources_);
 }
 
-void read_document_header(const Reader& r) {
+void read_schema_version(const Reader& r) {
   const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
   if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+}
+
+void read_document_header(const Reader& r) {
+  read_schema_version(r);
   if (r.text("name").empty()) r.fail("name", "must not be empty");
 }
 

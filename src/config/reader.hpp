@@ -29,8 +29,6 @@ class Reader {
   void allow_only(std::initializer_list<const char*> allowed) const;
 
   bool has(const std::string& key) const;
-  /// Replaces the value at `key` (e.g. to expand a shorthand into its full form).
-  void replace(const std::string& key, const YAML::Node& value) { node_[key] = value; }
   /// Writes `yaml_value` at `key` if the key is absent.
   void set_default(const std::string& key, const std::string& yaml_value);
 
@@ -56,7 +54,6 @@ class Reader {
   /// Throws the located error for `key` (or for this mapping when key is empty).
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
-  const std::string& path() const { return path_; }
   SourceMap& sources() const { return *sources_; }
 
  private:
@@ -68,7 +65,9 @@ class Reader {
   SourceMap* sources_;
 };
 
-/// Checks `schema_version: 1` and a non-empty `name` (every podsim document has them).
+/// Checks `schema_version: 1` (every podsim document has it).
+void read_schema_version(const Reader& r);
+/// Checks `schema_version: 1` and a non-empty `name` (models, hardware, topologies).
 void read_document_header(const Reader& r);
 
 }  // namespace podsim::config

@@ -15,27 +15,6 @@ namespace podsim::config {
 
 namespace {
 
-/// If `root[key]` names a file, replaces it by the file's contents (relative to `dir`) and
-/// records where it came from. Returns the directory its own includes are relative to.
-std::filesystem::path include(YAML::Node root, const std::string& key, const std::filesystem::path& dir,
-                              SourceMap& sources) {
-  const YAML::Node& self = root;
-  const YAML::Node value = self[key];
-  if (!value.IsDefined() || !value.IsScalar()) return dir;
-  const std::filesystem::path file = dir / value.Scalar();
-  const std::string shown = display_name(file);
-  YAML::Node loaded;
-  try {
-    loaded = load_yaml_file(file, shown);
-  } catch (const InputError& e) {
-    throw InputError(sources.locate(key, value.Mark()) + ": " + key + ": cannot include \"" + value.Scalar() +
-                     "\": " + e.what());
-  }
-  root[key] = loaded;
-  sources.add_file(key, shown);
-  return file.parent_path();
-}
-
 /// Rethrows a layout problem at the scenario key it names.
 [[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {
   throw InfeasibleLayout(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
@@ -64,9 +43,9 @@ LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const st
     }
     if (!whole) deep.push_back(o);
   }
-  include(root, "model", include_dir[0], sources);
-  include(root, "hardware", include_dir[1], sources);
-  const std::filesystem::path topology_dir = include(root, "topology", include_dir[2], sources);
+  include_file(root, "", "model", include_dir[0], sources);
+  include_file(root, "", "hardware", include_dir[1], sources);
+  const std::filesystem::path topology_dir = include_file(root, "", "topology", include_dir[2], sources);
   inline_topology_includes(root["topology"], "topology", topology_dir, sources);
   // `network: contention` is shorthand for {model: contention}: expanded before overrides so
   // that --set network.max_chunks=… works either way.
@@ -81,8 +60,7 @@ LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const st
   Reader top(root, "", sources);
   top.allow_only({"schema_version", "name", "description", "model", "hardware", "topology", "network", "parallelism",
                   "training"});
-  const std::int64_t version = top.integer("schema_version", 0, 1'000'000);
-  if (version != 1) top.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+  read_schema_version(top);
 
   LoadedScenario out;
   out.name = top.has("name") ? top.text("name") : default_name;

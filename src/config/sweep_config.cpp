@@ -40,9 +40,22 @@ std::vector<std::size_t> coordinates(const std::vector<SweepDimension>& dimensio
 
 }  // namespace
 
-std::vector<std::string> derivable_names() {
-  return {"chips", "dp", "tp", "pp", "virtual_stages", "zero", "global_batch", "micro_batch", "seq_len",
-          "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "vocab"};
+std::map<std::string, std::int64_t> derive_variables(const runtime::Scenario& s) {
+  return {{"chips", static_cast<std::int64_t>(topology::chip_count(s.topology))},
+          {"dp", s.parallel.dp},
+          {"tp", s.parallel.tp},
+          {"pp", s.parallel.pp},
+          {"virtual_stages", s.parallel.virtual_stages},
+          {"zero", s.parallel.zero},
+          {"global_batch", s.training.global_batch},
+          {"micro_batch", s.training.micro_batch},
+          {"seq_len", s.training.seq_len},
+          {"layers", s.model.layers},
+          {"hidden", s.model.hidden},
+          {"ffn_hidden", s.model.ffn_hidden},
+          {"heads", s.model.heads},
+          {"kv_heads", s.model.kv_heads},
+          {"vocab", s.model.vocab}};
 }
 
 std::uint64_t LoadedSweep::points() const {
@@ -92,8 +105,7 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   sources.add_file("", shown);
   Reader r(root, "", sources);
   r.allow_only({"schema_version", "name", "description", "base", "axes", "zip", "derive", "skip_infeasible"});
-  const std::int64_t version = r.integer("schema_version", 0, 1'000'000);
-  if (version != 1) r.fail("schema_version", "this podsim reads schema_version 1, got " + std::to_string(version));
+  read_schema_version(r);
 
   LoadedSweep s;
   s.file = shown;
@@ -142,25 +154,19 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   }
   if (r.has("derive")) {
     const Reader derive = r.child("derive");
-    const std::vector<std::string> known = derivable_names();
+    // The base scenario's values: evaluating on them finds syntax errors and unknown names.
+    const auto known = derive_variables(load_scenario(s.base, {}, false).scenario);
     for (const auto& entry : r.node("derive")) {
       const std::string key = entry.first.Scalar();
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) derive.fail(key, "is both swept and derived");
+      const std::string text = derive.text(key);
       try {
-        Expression e(derive.text(key));
-        for (const auto& name : e.names()) {
-          if (std::find(known.begin(), known.end(), name) == known.end()) {
-            derive.fail(key, "unknown name \"" + name + "\"" + did_you_mean(name, known) + "; known names are " +
-                                 join_choices(known));
-          }
-        }
+        Expression e(text);
+        std::string why;
+        (void)e.evaluate(known, &why);
         s.derived.push_back(DerivedKey{key, std::move(e), sources.locate("derive." + key, entry.second.Mark())});
-      } catch (const InfeasibleLayout&) {
-        throw;
       } catch (const InputError& e) {
-        const std::string what = e.what();
-        if (what.rfind(shown, 0) == 0) throw;  // already located
-        derive.fail(key, what);
+        derive.fail(key, e.what());
       }
     }
   }

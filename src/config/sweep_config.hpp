@@ -2,10 +2,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "config/overrides.hpp"
+#include "runtime/scenario.hpp"
 #include "util/expression.hpp"
 
 namespace podsim::config {
@@ -57,7 +59,8 @@ struct LoadedSweep {
 /// not an error here. Errors name the sweep file, line and key.
 LoadedSweep load_sweep(const std::filesystem::path& file);
 
-/// The names a derive expression may use: chips and the scenario's numbers.
-std::vector<std::string> derivable_names();
+/// What a derive expression may use, with a scenario's values: chips and the scenario's
+/// numbers (dp, tp, pp, …, layers, hidden, heads, vocab).
+std::map<std::string, std::int64_t> derive_variables(const runtime::Scenario& scenario);
 
 }  // namespace podsim::config

@@ -93,21 +93,8 @@ void inline_topology_includes(YAML::Node topology, const std::string& path,
   if (!topology.IsMap()) return;
   const YAML::Node& self = topology;
   const YAML::Node kind = self["kind"];
-  const YAML::Node slice = self["slice"];
   if (!kind.IsDefined() || !kind.IsScalar() || kind.Scalar() != "multislice") return;
-  if (!slice.IsDefined() || !slice.IsScalar()) return;
-  const std::filesystem::path file = dir / slice.Scalar();
-  const std::string shown = display_name(file);
-  const std::string slice_path = join_path(path, "slice");
-  YAML::Node included;
-  try {
-    included = load_yaml_file(file, shown);
-  } catch (const InputError& e) {
-    throw InputError(sources.locate(slice_path, slice.Mark()) + ": " + slice_path +
-                     ": cannot include \"" + slice.Scalar() + "\": " + e.what());
-  }
-  topology["slice"] = included;
-  sources.add_file(slice_path, shown);
+  include_file(topology, path, "slice", dir, sources);
 }
 
 topology::TopologySpec read_topology(Reader& r) {

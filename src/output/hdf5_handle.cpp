@@ -1,5 +1,7 @@
 #include "output/hdf5_handle.hpp"
 
+#include "util/error.hpp"
+
 namespace podsim::output {
 
 std::string hdf5_error_message() {
@@ -15,6 +17,14 @@ std::string hdf5_error_message() {
       &message);
   H5Eclear2(H5E_DEFAULT);
   return message;
+}
+
+Hdf5Handle make_string_type() {
+  Hdf5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  if (type.get() < 0 || H5Tset_size(type.get(), H5T_VARIABLE) < 0 || H5Tset_cset(type.get(), H5T_CSET_UTF8) < 0) {
+    throw SimulationError("making the HDF5 string type: " + hdf5_error_message());
+  }
+  return type;
 }
 
 }  // namespace podsim::output

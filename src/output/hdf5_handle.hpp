@@ -72,4 +72,8 @@ class Hdf5Silence {
 /// stack; "" if it is empty.
 std::string hdf5_error_message();
 
+/// Variable-length UTF-8 C string: what podsim writes text as, and h5py reads back as
+/// `str`. Throws SimulationError if HDF5 refuses.
+Hdf5Handle make_string_type();
+
 }  // namespace podsim::output

@@ -10,18 +10,11 @@ namespace podsim::output {
 
 namespace {
 
-Hdf5Handle string_type() {
-  Hdf5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), H5T_VARIABLE);
-  H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  return type;
-}
-
 std::vector<std::string> read_strings(hid_t attr) {
   const Hdf5Handle space(H5Aget_space(attr), H5Sclose);
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
   std::vector<char*> raw(static_cast<std::size_t>(n > 0 ? n : 0), nullptr);
-  const Hdf5Handle type = string_type();
+  const Hdf5Handle type = make_string_type();
   std::vector<std::string> out;
   if (!raw.empty() && H5Aread(attr, type.get(), raw.data()) >= 0) {
     for (char* s : raw) out.emplace_back(s != nullptr ? s : "");
@@ -90,7 +83,7 @@ StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name)
             read_member<std::int64_t>(dataset.get(), column.c_str(), H5T_NATIVE_INT64, rows);
         break;
       case H5T_STRING: {
-        const Hdf5Handle str = string_type();
+        const Hdf5Handle str = make_string_type();
         std::vector<char*> raw = read_member<char*>(dataset.get(), column.c_str(), str.get(), rows);
         auto& texts = table.add_text(column).texts();
         for (char* s : raw) {

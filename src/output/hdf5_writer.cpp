@@ -31,14 +31,6 @@ void check(herr_t status, std::string_view what) {
   if (status < 0) throw SimulationError(std::string(what) + ": " + hdf5_error_message());
 }
 
-/// Variable-length UTF-8 C string: what h5py reads back as `str`.
-Hdf5Handle make_string_type() {
-  Hdf5Handle type(checked(H5Tcopy(H5T_C_S1), "copying the string type"), H5Tclose);
-  check(H5Tset_size(type.get(), H5T_VARIABLE), "making the string type variable-length");
-  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "setting the string type to UTF-8");
-  return type;
-}
-
 /// Writes attribute `name` of `loc`: one scalar string, or a 1-D array of `strings`.
 void write_string_attribute(hid_t loc, const char* name, const std::vector<const char*>& strings,
                             bool scalar) {

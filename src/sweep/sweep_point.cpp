@@ -14,24 +14,6 @@ namespace podsim::sweep {
 
 namespace {
 
-std::map<std::string, std::int64_t> variables(const runtime::Scenario& s) {
-  return {{"chips", static_cast<std::int64_t>(topology::chip_count(s.topology))},
-          {"dp", s.parallel.dp},
-          {"tp", s.parallel.tp},
-          {"pp", s.parallel.pp},
-          {"virtual_stages", s.parallel.virtual_stages},
-          {"zero", s.parallel.zero},
-          {"global_batch", s.training.global_batch},
-          {"micro_batch", s.training.micro_batch},
-          {"seq_len", s.training.seq_len},
-          {"layers", s.model.layers},
-          {"hidden", s.model.hidden},
-          {"ffn_hidden", s.model.ffn_hidden},
-          {"heads", s.model.heads},
-          {"kv_heads", s.model.kv_heads},
-          {"vocab", s.model.vocab}};
-}
-
 PointResult infeasible(std::uint64_t index, std::string reason, const config::LoadedSweep& sweep,
                        std::vector<std::int64_t> derived) {
   if (!sweep.skip_infeasible) {
@@ -109,7 +91,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   if (!sweep.derived.empty()) {
     // Derived keys are computed from the point's own values (before its layout is checked).
     const auto raw = config::load_scenario(sweep.base, overrides, false);
-    const auto vars = variables(raw.scenario);
+    const auto vars = config::derive_variables(raw.scenario);
     for (std::size_t k = 0; k < sweep.derived.size(); ++k) {
       const config::DerivedKey& d = sweep.derived[k];
       std::string why;
