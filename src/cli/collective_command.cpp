@@ -17,10 +17,6 @@ namespace podsim::cli {
 
 namespace {
 
-std::string network_name(network::Fidelity f) {
-  return f == network::Fidelity::kContention ? "contention" : "analytical";
-}
-
 output::Table make_table(const config::CollectiveRequest& request,
                          const std::vector<collectives::CollectiveTiming>& timings) {
   output::Table t;
@@ -39,7 +35,7 @@ output::Table make_table(const config::CollectiveRequest& request,
   for (const auto& r : timings) {
     t.texts("op").emplace_back(collectives::op_name(request.op));
     t.texts("algorithm").emplace_back(collectives::algorithm_name(r.algorithm));
-    t.texts("network").push_back(network_name(request.network.fidelity));
+    t.texts("network").push_back(network::fidelity_name(request.network.fidelity));
     t.ints("group_size").push_back(r.group_size);
     t.ints("groups").push_back(r.groups);
     t.ints("bytes").push_back(static_cast<std::int64_t>(r.bytes));
@@ -57,7 +53,7 @@ void print_json(const config::CollectiveRequest& request,
   j.begin_object();
   j.member("op", collectives::op_name(request.op));
   j.member("algorithm", collectives::algorithm_name(timings.front().algorithm));
-  j.member("network", network_name(request.network.fidelity));
+  j.member("network", network::fidelity_name(request.network.fidelity));
   j.member("group_size", timings.front().group_size);
   j.member("groups", timings.front().groups);
   j.key("results");
@@ -83,7 +79,7 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
   for (const auto& a : request.axes) append_joined(axes, ",", a);
   std::ostringstream out;
   out << collectives::op_name(request.op) << " · " << collectives::algorithm_name(first.algorithm)
-      << " · " << network_name(request.network.fidelity) << " network · " << topo.name() << " ("
+      << " · " << network::fidelity_name(request.network.fidelity) << " network · " << topo.name() << " ("
       << topo.chips() << " chips) · axes " << axes << ": " << first.groups
       << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n\n";
   output::TextTable table({"size", "time", "algbw", "busbw", "busiest link"});

@@ -8,9 +8,7 @@ network::NetworkSpec read_network(Reader& r) {
   r.set_default("min_chunk", "64 KiB");
   r.set_default("max_chunks", "16");
   network::NetworkSpec spec;
-  spec.fidelity = r.choice("model", {"analytical", "contention"}) == "contention"
-                      ? network::Fidelity::kContention
-                      : network::Fidelity::kAnalytical;
+  spec.fidelity = r.choice("model", network::kFidelities, network::fidelity_name);
   const std::uint64_t chunk = r.bytes("min_chunk");
   if (chunk == 0 || chunk > (1ull << 30)) r.fail("min_chunk", "must be between 1 B and 1 GiB");
   spec.min_chunk_bytes = chunk;

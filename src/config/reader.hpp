@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+
 // Internal to config: typed, located reading of one YAML mapping.
 
 #include <cstdint>
@@ -45,6 +47,17 @@ class Reader {
   std::uint64_t bytes(const std::string& key) const;
   /// One of `choices`; else an error listing them (and the closest as "did you mean").
   std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
+  /// One of `values`, written as its `name`: choice() over the names.
+  template <typename Enum, std::size_t N>
+  Enum choice(const std::string& key, const std::array<Enum, N>& values, const char* (*name)(Enum)) const {
+    std::vector<std::string> names;
+    for (Enum v : values) names.emplace_back(name(v));
+    const std::string chosen = choice(key, names);
+    for (Enum v : values) {
+      if (chosen == name(v)) return v;
+    }
+    return values[0];  // unreachable: choice() accepted one of the names
+  }
 
   /// The mapping at `key` (required).
   Reader child(const std::string& key) const;

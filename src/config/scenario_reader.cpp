@@ -29,10 +29,7 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   }
   p.dp = static_cast<int>(r.integer("dp", 1, 1 << 20));
   r.set_default("schedule", "1f1b");
-  const std::string schedule = r.choice("schedule", {"gpipe", "1f1b", "interleaved"});
-  p.schedule = schedule == "gpipe"   ? parallelism::PipelineSchedule::kGPipe
-               : schedule == "1f1b" ? parallelism::PipelineSchedule::kOneFOneB
-                                     : parallelism::PipelineSchedule::kInterleaved;
+  p.schedule = r.choice("schedule", parallelism::kSchedules, parallelism::schedule_name);
   r.set_default("virtual_stages", "1");
   p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024));
   r.set_default("zero", "0");
@@ -65,10 +62,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   r.set_default("seq_len", std::to_string(model.seq_len));
   t.seq_len = static_cast<int>(r.integer("seq_len", 1, 100'000'000));
   r.set_default("recompute", "none");
-  const std::string recompute = r.choice("recompute", {"none", "selective", "full"});
-  t.recompute = recompute == "none"        ? parallelism::Recompute::kNone
-                : recompute == "selective" ? parallelism::Recompute::kSelective
-                                           : parallelism::Recompute::kFull;
+  t.recompute = r.choice("recompute", parallelism::kRecomputes, parallelism::recompute_name);
   if (!r.has("precision")) r.set_default("precision", "{}");
   Reader prec = r.child("precision");
   prec.allow_only({"compute", "params", "grads", "optimizer", "comm"});

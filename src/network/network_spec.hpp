@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 
 namespace podsim::network {
@@ -9,6 +11,9 @@ enum class Fidelity {
   kAnalytical,  ///< α-β: route latency + bytes / slowest link; no contention; fastest
   kContention,  ///< links with bandwidth and latency, chunked messages, shared links
 };
+inline constexpr std::array<Fidelity, 2> kFidelities{Fidelity::kAnalytical, Fidelity::kContention};
+/// "analytical", "contention": as written in configs and outputs.
+inline const char* fidelity_name(Fidelity f) { return f == Fidelity::kContention ? "contention" : "analytical"; }
 
 /// Settings of the network models.
 struct NetworkSpec {

@@ -83,7 +83,7 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   text("hardware", s.chip.name);
   text("topology", s.topology.name);
   text("mesh", r.mesh);
-  text("network", s.network.fidelity == network::Fidelity::kContention ? "contention" : "analytical");
+  text("network", network::fidelity_name(s.network.fidelity));
   integer("chips", "1", r.chips);
   integer("dp", "1", s.parallel.dp);
   integer("tp", "1", s.parallel.tp);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@ namespace podsim::parallelism {
 
 enum class PipelineSchedule { kGPipe, kOneFOneB, kInterleaved };
 enum class Recompute { kNone, kSelective, kFull };
+inline constexpr std::array<PipelineSchedule, 3> kSchedules{PipelineSchedule::kGPipe, PipelineSchedule::kOneFOneB,
+                                                            PipelineSchedule::kInterleaved};
+inline constexpr std::array<Recompute, 3> kRecomputes{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 
 /// How the chips split the work (the `parallelism:` section of a scenario).
 struct ParallelSpec {

@@ -91,7 +91,6 @@ const char* verdict_name(Verdict v) {
 std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options) {
   const topology::Topology topo(base.topology);
   const std::uint32_t chips = topo.chips();
-  constexpr std::array<Recompute, 3> kRecompute{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   std::vector<Candidate> out;
   for (int tp : divisors(static_cast<int>(chips))) {
     for (int pp : divisors(static_cast<int>(chips) / tp)) {
@@ -120,7 +119,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
             // The recompute level at which each ZeRO stage first fits (-1: not yet).
             std::array<int, 4> first_fit{-1, -1, -1, -1};
             for (int zero = 0; zero <= (shape.dp > 1 ? 3 : 0); ++zero) {
-              for (std::size_t r = 0; r < kRecompute.size(); ++r) {
+              for (std::size_t r = 0; r < parallelism::kRecomputes.size(); ++r) {
                 Candidate c;
                 c.layout = shape;
                 c.layout.micro_batch = mb;
@@ -128,7 +127,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 c.layout.virtual_stages = v;
                 c.layout.sequence_parallel = sp;
                 c.layout.zero = zero;
-                c.layout.recompute = kRecompute[r];
+                c.layout.recompute = parallelism::kRecomputes[r];
                 const runtime::Scenario s = apply(base, c.layout);
                 c.reason = layout_problem(s, chips);
                 if (!c.reason.empty()) {
@@ -140,7 +139,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 } else if (first_fit[zero] >= 0) {
                   c.verdict = Verdict::kDominated;
                   c.reason = std::string("recomputes more than recompute ") +
-                             parallelism::recompute_name(kRecompute[static_cast<std::size_t>(first_fit[zero])]) +
+                             parallelism::recompute_name(parallelism::kRecomputes[static_cast<std::size_t>(first_fit[zero])]) +
                              ", which fits";
                 } else {
                   first_fit[zero] = static_cast<int>(r);

@@ -106,6 +106,11 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
+/// The network a ranked candidate's figures come from.
+const char* network_of(const PlanResult& r, std::size_t k) {
+  return network::fidelity_name(r.contention[k] ? network::Fidelity::kContention : network::Fidelity::kAnalytical);
+}
+
 struct Counts {
   std::size_t by_verdict[4] = {0, 0, 0, 0};
 };
@@ -213,7 +218,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("zero", l.zero);
     j.member("sequence_parallel", l.sequence_parallel);
     j.member("recompute", parallelism::recompute_name(l.recompute));
-    j.member("network", r.contention[k] ? "contention" : "analytical");
+    j.member("network", network_of(r, k));
     j.member("step_time_s", o.step_s);
     j.member("analytical_step_time_s", r.analytical[k]->step_s);
     j.member("tokens_per_s", o.tokens_per_s);
@@ -271,7 +276,7 @@ output::Table plan_table(const PlanResult& r) {
     t.texts("verdict").push_back(verdict_name(c.verdict));
     t.texts("reason").push_back(c.reason);
     const bool ran = r.analytical[k].has_value();
-    t.texts("network").push_back(!ran ? "" : r.contention[k] ? "contention" : "analytical");
+    t.texts("network").push_back(ran ? network_of(r, k) : "");
     const Outcome* o = ran ? &r.best_outcome(k) : nullptr;
     t.reals("step_time_s").push_back(o ? o->step_s : nan);
     t.reals("analytical_step_time_s").push_back(ran ? r.analytical[k]->step_s : nan);
