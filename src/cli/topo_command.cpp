@@ -59,11 +59,7 @@ void print_text(const topology::Topology& topo, const topology::TopologyFacts& f
   summary.add_row({"directed links", std::to_string(facts.links)});
   summary.add_row({"diameter", std::to_string(facts.diameter) + " links"});
   summary.add_row({"bisection bandwidth", units::format_bandwidth(facts.bisection_Bps) + " per direction"});
-  // Skip the empty header row and its rule: this block is a list of facts, not a table.
-  const std::string facts_text = summary.render();
-  std::size_t skip = facts_text.find('\n');
-  skip = facts_text.find('\n', skip + 1);
-  out << facts_text.substr(skip + 1) << "\n";
+  out << summary.render() << "\n";  // empty headers: a list of facts, not a table
 
   output::TextTable axes({"axis", "chips", "wraparound", "link bandwidth", "link latency",
                           "ring bandwidth per chip"});

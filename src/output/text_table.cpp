@@ -53,11 +53,14 @@ std::string TextTable::render() const {
     out += '\n';
   };
 
-  append_line(headers_);
-  std::vector<std::string> dashes;
-  dashes.reserve(width.size());
-  for (const std::size_t w : width) dashes.emplace_back(w, '-');
-  append_line(dashes);
+  // Headers that are all empty make a list of facts, not a table: no header, no rule.
+  if (std::any_of(headers_.begin(), headers_.end(), [](const std::string& h) { return !h.empty(); })) {
+    append_line(headers_);
+    std::vector<std::string> dashes;
+    dashes.reserve(width.size());
+    for (const std::size_t w : width) dashes.emplace_back(w, '-');
+    append_line(dashes);
+  }
   for (const auto& row : rows_) append_line(row);
   return out;
 }

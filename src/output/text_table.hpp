@@ -16,7 +16,8 @@ enum class Align { kLeft, kRight };
 /// left-aligned by the caller.
 class TextTable {
  public:
-  /// Columns with these headers, all right-aligned until set_align says otherwise.
+  /// Columns with these headers, all right-aligned until set_align says otherwise. When
+  /// every header is empty the table renders without a header row and rule.
   explicit TextTable(std::vector<std::string> headers);
 
   /// Aligns column `column` (0-based); throws SimulationError if there is no such column.
