@@ -29,7 +29,6 @@ OpTime op_time(const ChipSpec& chip, DType dtype, const OpCost& op) {
     compute_s = t.padded_flops / (peak->second * chip.efficiency.matmul);
   }
   const double memory_s = op.bytes / (chip.hbm_bandwidth_Bps * chip.efficiency.memory);
-  t.compute_bound = compute_s >= memory_s;
   t.time_ps = from_seconds(std::max(compute_s, memory_s)) + chip.efficiency.op_overhead_ps;
   return t;
 }

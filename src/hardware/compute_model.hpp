@@ -25,7 +25,6 @@ struct OpTime {
   SimTime time_ps = 0;
   double flops = 0;         ///< useful
   double padded_flops = 0;  ///< executed, with every matmul dim padded up to the tile
-  bool compute_bound = false;
 };
 
 /// Roofline: max(padded FLOPs / (peak(dtype) × matmul efficiency),

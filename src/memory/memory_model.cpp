@@ -35,13 +35,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
                                           const parallelism::TrainingSpec& t) {
   using hardware::dtype_bytes;
   const auto& prec = t.precision;
-  workload::Slicing slicing;
-  slicing.micro_batch = t.micro_batch;
-  slicing.seq_len = t.seq_len;
-  slicing.tp = p.tp;
-  slicing.sequence_parallel = p.sequence_parallel && p.tp > 1;
-  slicing.flash_attention = t.flash_attention;
-  slicing.act_bytes = dtype_bytes(prec.compute);
+  const workload::Slicing slicing = parallelism::slicing_of(p, t);
   const double per_layer = layer_activation_bytes(m, slicing, t.recompute);
   const int m_micro = parallelism::microbatches(p, t);
   const int virtual_total = p.pp * p.virtual_stages;

@@ -149,6 +149,12 @@ class StageBuilder {
     if (zero3()) gathered_.push_back(last_);
   }
 
+  /// Runs `segments` on parameters a ZeRO-3 layout gathers first (see gather_params).
+  void run_gathered(const std::vector<Segment>& segments, ComputeCategory category, double params) {
+    run(segments, category, gather_params(params));
+    note_gathered_compute();
+  }
+
   /// Gradients of `params` became final at task `last_`.
   void gradients_ready(double params, bool final_microbatch) {
     if (zero3()) {
@@ -170,16 +176,13 @@ class StageBuilder {
     }
     last_ = p_.add(in);
     if (vs == 0) {
-      run(c_.embedding_forward, ComputeCategory::kForward, gather_params(c_.embedding_params));
-      note_gathered_compute();
+      run_gathered(c_.embedding_forward, ComputeCategory::kForward, c_.embedding_params);
     }
     for (int l = 0; l < c_.layers_per_chunk; ++l) {
-      run(c_.layer_forward, ComputeCategory::kForward, gather_params(c_.layer_params));
-      note_gathered_compute();
+      run_gathered(c_.layer_forward, ComputeCategory::kForward, c_.layer_params);
     }
     if (vs == c_.virtual_total - 1) {
-      run(c_.head_forward, ComputeCategory::kForward, gather_params(c_.head_params));
-      note_gathered_compute();
+      run_gathered(c_.head_forward, ComputeCategory::kForward, c_.head_params);
       return;
     }
     send(true, vs + 1, a.microbatch);
@@ -188,8 +191,7 @@ class StageBuilder {
   void backward(const PipelineAction& a, bool final_microbatch) {
     const int vs = virtual_stage(a.chunk);
     if (vs == c_.virtual_total - 1) {
-      run(c_.head_backward, ComputeCategory::kBackward, gather_params(c_.head_params));
-      note_gathered_compute();
+      run_gathered(c_.head_backward, ComputeCategory::kBackward, c_.head_params);
       gradients_ready(c_.head_params, final_microbatch);
       if (final_microbatch) tied_sync_dep_ = last_;
     } else {
@@ -207,8 +209,7 @@ class StageBuilder {
       gradients_ready(c_.layer_params, final_microbatch);
     }
     if (vs == 0) {
-      run(c_.embedding_backward, ComputeCategory::kBackward, gather_params(c_.embedding_params));
-      note_gathered_compute();
+      run_gathered(c_.embedding_backward, ComputeCategory::kBackward, c_.embedding_params);
       gradients_ready(c_.embedding_params, final_microbatch);
       if (final_microbatch) tied_sync_dep_ = last_;
     }
@@ -313,6 +314,17 @@ double stage_param_count(const workload::ModelSpec& model, const ParallelSpec& p
   return params;
 }
 
+workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& training) {
+  workload::Slicing s;
+  s.micro_batch = training.micro_batch;
+  s.seq_len = training.seq_len;
+  s.tp = parallel.tp;
+  s.sequence_parallel = parallel.sequence_parallel && parallel.tp > 1;
+  s.flash_attention = training.flash_attention;
+  s.act_bytes = hardware::dtype_bytes(training.precision.compute);
+  return s;
+}
+
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip, const ParallelSpec& parallel,
                     const TrainingSpec& training) {
   Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
@@ -322,18 +334,12 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   const auto& prec = training.precision;
   c.comm_bytes = hardware::dtype_bytes(prec.comm);
 
-  workload::Slicing slicing;
-  slicing.micro_batch = training.micro_batch;
-  slicing.seq_len = training.seq_len;
-  slicing.tp = parallel.tp;
-  slicing.sequence_parallel = parallel.sequence_parallel;
-  slicing.flash_attention = training.flash_attention;
-  slicing.act_bytes = hardware::dtype_bytes(prec.compute);
+  const workload::Slicing slicing = slicing_of(parallel, training);
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);
   const workload::EdgeWork edges = workload::edge_layers(model, slicing);
   c.layer_forward = time_segments(layer.forward, chip, prec.compute);
   c.layer_backward = time_segments(layer.backward, chip, prec.compute);
-  if (training.recompute == Recompute::kFull) c.layer_recompute = time_segments(layer.recompute_full, chip, prec.compute);
+  if (training.recompute == Recompute::kFull) c.layer_recompute = c.layer_forward;
   if (training.recompute == Recompute::kSelective) {
     c.layer_recompute = time_segments(layer.recompute_selective, chip, prec.compute);
   }
@@ -343,9 +349,10 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   c.head_backward = time_segments(edges.head_backward, chip, prec.compute);
 
   const double values_per_activation = double(training.micro_batch) * training.seq_len * model.hidden;
-  c.tp_bytes = layer.tp_bytes / slicing.act_bytes * c.comm_bytes;
-  // Megatron's scatter/gather: each tensor-parallel rank sends 1/tp of the activation.
-  c.message_bytes = values_per_activation * c.comm_bytes / parallel.tp;
+  // Each tensor-parallel collective moves the whole b·s·h activation; Megatron's pipeline
+  // scatter/gather sends 1/tp of it from each tensor-parallel rank.
+  c.tp_bytes = values_per_activation * c.comm_bytes;
+  c.message_bytes = c.tp_bytes / parallel.tp;
   const EdgeParams edge = edge_params(model, parallel);
   c.layer_params = workload::count_params(model).per_layer / parallel.tp;
   c.embedding_params = edge.embedding;
@@ -353,7 +360,6 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
 
   StepPlan plan;
   plan.microbatches = c.microbatches;
-  plan.virtual_stages = parallel.virtual_stages;
   plan.replicas_per_stage = static_cast<std::uint32_t>(parallel.dp * parallel.tp);
   plan.tokens_per_step = double(training.global_batch) * training.seq_len;
   plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;

@@ -3,6 +3,7 @@
 #include "hardware/chip_spec.hpp"
 #include "parallelism/parallel_spec.hpp"
 #include "parallelism/step_program.hpp"
+#include "workload/layer_ops.hpp"
 #include "workload/model_spec.hpp"
 
 namespace podsim::parallelism {
@@ -14,6 +15,10 @@ namespace podsim::parallelism {
 /// the scenario key at fault.
 void check_layout(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                   const ParallelSpec& parallel, const TrainingSpec& training, std::uint32_t chips);
+
+/// How one chip slices a layer's work under this layout: the micro batch, the sequence,
+/// tp, sequence parallelism (only with tp > 1), flash attention, the activation dtype.
+workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& training);
 
 /// Builds the program of every pipeline stage for one training step (see StepPlan).
 /// Compute durations come from the chip's roofline model; communication is left to the

@@ -61,7 +61,6 @@ struct StageProgram {
 struct StepPlan {
   std::vector<StageProgram> stages;  ///< one per pipeline stage
   int microbatches = 0;
-  int virtual_stages = 1;
   std::uint32_t replicas_per_stage = 1;  ///< chips each stage program stands for (dp × tp)
   double tokens_per_step = 0;
   double model_flops_per_step = 0;  ///< the standard count (6·N·tokens + attention), all chips

@@ -1,9 +1,24 @@
 #pragma once
 
+#include "collectives/collective_spec.hpp"
 #include "parallelism/step_program.hpp"
 #include "util/sim_time.hpp"
 
 namespace podsim::runtime {
+
+/// The collectives module's operation for a step program's.
+inline collectives::Op collective_op(parallelism::CommOp op) {
+  switch (op) {
+    case parallelism::CommOp::kAllGather:
+      return collectives::Op::kAllGather;
+    case parallelism::CommOp::kReduceScatter:
+      return collectives::Op::kReduceScatter;
+    case parallelism::CommOp::kSendRecv:
+      return collectives::Op::kSendRecv;
+    default:
+      return collectives::Op::kAllReduce;
+  }
+}
 
 /// How long communication takes. The executor asks; implementations simulate it on a
 /// network (NetworkCommModel) or, in tests, answer with closed forms.

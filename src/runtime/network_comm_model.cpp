@@ -11,19 +11,6 @@ namespace {
 using parallelism::CommAxis;
 using parallelism::CommOp;
 
-collectives::Op op_of(CommOp op) {
-  switch (op) {
-    case CommOp::kAllGather:
-      return collectives::Op::kAllGather;
-    case CommOp::kReduceScatter:
-      return collectives::Op::kReduceScatter;
-    case CommOp::kSendRecv:
-      return collectives::Op::kSendRecv;
-    default:
-      return collectives::Op::kAllReduce;
-  }
-}
-
 /// The position of "tp", "dp", "pp" in axis_index_.
 std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == CommAxis::kDp ? 1 : 2; }
 
@@ -106,7 +93,7 @@ SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int
         pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
       }
       collectives::Schedule schedule;
-      collectives::lower_collective(topo_, {op_of(op), collectives::Algorithm::kRing, size}, pairs, 0, schedule);
+      collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kRing, size}, pairs, 0, schedule);
       return run(schedule);
     });
   }
@@ -114,7 +101,7 @@ SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int
   if (group_size(axis) < 2) return 0;
   return use(Key{int(axis), int(op), size, stage, -1}, [&] {
     collectives::Schedule schedule;
-    collectives::lower_collective(topo_, {op_of(op), collectives::Algorithm::kAuto, size}, axis_groups(logical, stage),
+    collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, axis_groups(logical, stage),
                                   0, schedule);
     return run(schedule);
   });

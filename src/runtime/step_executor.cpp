@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "collectives/collective_spec.hpp"
 #include "core/simulator.hpp"
 #include "util/error.hpp"
 
@@ -42,20 +43,6 @@ TimeCategory comm_category(CommAxis axis) {
       return TimeCategory::kCommPp;
     default:
       return TimeCategory::kCommOther;
-  }
-}
-
-/// Bytes each member sends in a ring-style collective of S bytes over n chips.
-double bytes_sent(CommOp op, double s, int n) {
-  if (n <= 1) return 0;
-  switch (op) {
-    case CommOp::kAllReduce:
-      return 2.0 * (n - 1) / n * s;
-    case CommOp::kAllGather:
-    case CommOp::kReduceScatter:
-      return double(n - 1) / n * s;
-    default:
-      return s;
   }
 }
 
@@ -267,8 +254,10 @@ class Executor final : public core::EventHandler {
   void account_comm(State& st, const Task& t, SimTime d) {
     const auto axis = static_cast<std::size_t>(t.axis);
     st.result.comm_busy_ps[axis] += d;
-    const int n = t.kind == TaskKind::kSend ? 2 : (t.axis == CommAxis::kOther ? 2 : comm_.group_size(t.axis));
-    st.result.comm_bytes[axis] += bytes_sent(t.op, t.bytes, n);
+    // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
+    const collectives::Op op = t.kind == TaskKind::kSend ? collectives::Op::kSendRecv : collective_op(t.op);
+    const auto n = static_cast<std::uint32_t>(comm_.group_size(t.axis));
+    st.result.comm_bytes[axis] += t.bytes * collectives::bus_bandwidth_factor(op, n);
   }
 
   void advance(core::Simulator& sim, std::size_t s) {

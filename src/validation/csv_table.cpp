@@ -1,5 +1,7 @@
 #include "validation/csv_table.hpp"
 
+#include <cctype>
+
 #include <fstream>
 #include <sstream>
 
@@ -115,6 +117,11 @@ std::vector<CsvRow> read_csv(const std::filesystem::path& file, const std::vecto
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 }  // namespace podsim::validation

@@ -21,6 +21,9 @@ struct CsvRow {
 /// wrong number of fields, or a missing column of `required`.
 std::vector<CsvRow> read_csv(const std::filesystem::path& file, const std::vector<std::string>& required);
 
+/// `s` in lower case (ASCII): free-text cells are matched case-insensitively.
+std::string lower(std::string s);
+
 /// The 26 columns of the published-measurements format (configs/validation/published.csv).
 std::vector<std::string> published_columns();
 

@@ -14,11 +14,6 @@ namespace podsim::validation {
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
 
 std::optional<long long> integer(const std::string& cell) {

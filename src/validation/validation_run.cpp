@@ -12,11 +12,6 @@ namespace podsim::validation {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 enum class MetricKind { kStepSeconds, kTflopsPerChip, kTflopsPerChipWithRecompute, kMfuPercent, kTokensPerSecond,
                         kBusbwGBps, kTimeMicroseconds, kLinkPeakPercent };
 
@@ -47,12 +42,6 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   return std::nullopt;
 }
 
-/// FLOPs per token of one extra forward of the layers (what full recompute adds).
-double recompute_flops_per_token(const workload::ModelSpec& m, int seq) {
-  const workload::ParamCount p = workload::count_params(m);
-  return 2.0 * m.layers * p.layer_matmul + 4.0 * m.layers * double(seq) * m.heads * m.head_dim;
-}
-
 double predict_training(const Metric& metric, const runtime::Scenario& s, const runtime::StepReport& r) {
   switch (metric.kind) {
     case MetricKind::kStepSeconds:
@@ -61,7 +50,7 @@ double predict_training(const Metric& metric, const runtime::Scenario& s, const 
       return r.model_flops_per_step / (r.step_s * r.chips) / 1e12;
     case MetricKind::kTflopsPerChipWithRecompute: {
       const double tokens = double(s.training.global_batch) * s.training.seq_len;
-      const double flops = r.model_flops_per_step + tokens * recompute_flops_per_token(s.model, s.training.seq_len);
+      const double flops = r.model_flops_per_step + tokens * workload::layers_forward_flops_per_token(s.model, s.training.seq_len);
       return flops / (r.step_s * r.chips) / 1e12;
     }
     case MetricKind::kMfuPercent:

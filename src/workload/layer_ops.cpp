@@ -113,7 +113,6 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   const bool tp = s.tp > 1;
   const bool sp = s.sequence_parallel && tp;
   LayerWork w;
-  w.tp_bytes = tp ? d.tokens * d.hidden * d.act : 0;
   const double qkv_width = (d.heads + 2 * d.kv_heads) * d.head_dim;
   const double up_width = (m.mlp == MlpKind::kSwiglu ? 2 : 1) * d.ffn;
   const double norm_values = d.norm_tokens * d.hidden;
@@ -166,7 +165,6 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   leave(b, "tp.reduce.attention.backward");
   b.push_back({"norm1.backward", elementwise(norm_values, 4, d.act)});
 
-  w.recompute_full = w.forward;
   if (!s.flash_attention) {
     for (const WorkItem& item : w.forward) {
       if (item.attention_core) w.recompute_selective.push_back(item);

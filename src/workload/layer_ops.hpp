@@ -19,8 +19,8 @@ struct Slicing {
 };
 
 /// Tensor-parallel communication between ops (Megatron layout): kAllReduce without sequence
-/// parallelism, all-gather / reduce-scatter pairs with it. Each moves `tp_bytes` (the
-/// full, un-sharded b·s·h activation).
+/// parallelism, all-gather / reduce-scatter pairs with it. Each moves the full, un-sharded
+/// b·s·h activation.
 enum class TpSync { kNone, kAllReduce, kAllGather, kReduceScatter };
 
 /// One step of a chip's work on one microbatch: an op, or a tensor-parallel collective.
@@ -35,12 +35,10 @@ struct WorkItem {
 struct LayerWork {
   std::vector<WorkItem> forward;
   std::vector<WorkItem> backward;
-  /// What full recompute re-runs before the backward (the forward, collectives included)
-  /// and what selective recompute re-runs (the attention core; nothing with flash
-  /// attention, whose backward recomputes scores itself).
-  std::vector<WorkItem> recompute_full;
+  /// What selective recompute re-runs before the backward: the attention core (nothing
+  /// with flash attention, whose backward recomputes scores itself). Full recompute re-runs
+  /// the whole forward, collectives included.
   std::vector<WorkItem> recompute_selective;
-  double tp_bytes = 0;  ///< bytes each TpSync moves (b·s·h·act_bytes); 0 when tp = 1
 };
 
 /// Builds a layer's ops. Throws InputError if tp does not divide heads or ffn_hidden.

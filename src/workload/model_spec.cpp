@@ -18,10 +18,14 @@ ParamCount count_params(const ModelSpec& m) {
   return p;
 }
 
-double model_flops_per_token(const ModelSpec& m, int seq_len) {
+double layers_forward_flops_per_token(const ModelSpec& m, int seq_len) {
   const ParamCount p = count_params(m);
-  const double matmul_params = m.layers * p.layer_matmul + double(m.vocab) * m.hidden;
-  return 6.0 * matmul_params + 12.0 * m.layers * double(seq_len) * m.heads * m.head_dim;
+  return 2.0 * m.layers * p.layer_matmul + 4.0 * m.layers * double(seq_len) * m.heads * m.head_dim;
+}
+
+double model_flops_per_token(const ModelSpec& m, int seq_len) {
+  // Forward and backward (twice the forward) of the layers, and of the output projection.
+  return 3.0 * (layers_forward_flops_per_token(m, seq_len) + 2.0 * double(m.vocab) * m.hidden);
 }
 
 }  // namespace podsim::workload

@@ -50,4 +50,8 @@ ParamCount count_params(const ModelSpec& model);
 /// PaLM's and MaxText's counts do).
 double model_flops_per_token(const ModelSpec& model, int seq_len);
 
+/// FLOPs per token of one forward of the transformer layers alone: 2 × layer matmul
+/// weights + 4 · seq_len · heads · head_dim per layer (what full recompute repeats).
+double layers_forward_flops_per_token(const ModelSpec& model, int seq_len);
+
 }  // namespace podsim::workload
