@@ -49,27 +49,29 @@ TEST(EventQueue, PopsInTimePriorityOriginSequenceOrder) {
   EXPECT_EQ(order, expected);
 }
 
-TEST(EventQueue, MatchesASortOnRandomKeys) {
-  std::mt19937_64 rng(42);
+/// Pushes 20000 random events whose times never precede the last one popped (as a
+/// simulation's do), spread up to 2^max_bits ps; pops every third, peeks every
+/// `peek_every`-th (0: never); checks every pop against a sort of what is pending.
+void check_against_sort(std::uint64_t seed, int max_bits, int peek_every) {
+  std::mt19937_64 rng(seed);
   std::vector<Event> events;
   EventQueue q;
   SimTime last_popped = 0;
   for (int i = 0; i < 20000; ++i) {
-    // A simulation never schedules before the last event it ran: keys stay monotone.
-    // Spreads from 0 to 2^40 ps exercise every bucket of the radix heap.
-    const SimTime spread = SimTime{1} << (rng() % 41);
+    const SimTime spread = SimTime{1} << (rng() % static_cast<std::uint64_t>(max_bits + 1));
     Event e{last_popped + static_cast<SimTime>(rng() % static_cast<std::uint64_t>(spread)),
             make_tie(static_cast<Priority>(rng() % 3), static_cast<EntityId>(rng() % 50),
                      static_cast<std::uint32_t>(rng() % 100)),
             0, 0, 0, 0};
     events.push_back(e);
     q.push(e);
+    if (peek_every > 0 && i % peek_every == 0) (void)q.top_time();  // moves the radix heap's minimum forward
     if (i % 3 == 0) {
       // Interleave pops to exercise sift-down on a partly filled heap.
       const Event popped = q.pop();
       last_popped = popped.time;
       auto it = std::min_element(events.begin(), events.end(), event_before);
-      EXPECT_FALSE(event_before(*it, popped) || event_before(popped, *it));
+      ASSERT_FALSE(event_before(*it, popped) || event_before(popped, *it));
       events.erase(it);
     }
   }
@@ -80,6 +82,11 @@ TEST(EventQueue, MatchesASortOnRandomKeys) {
     ASSERT_EQ(popped.tie, e.tie);
   }
   EXPECT_TRUE(q.empty());
+}
+
+TEST(EventQueue, MatchesASortOnRandomKeys) {
+  // Spreads from 0 to 2^40 ps exercise every bucket of the radix heap.
+  check_against_sort(42, 40, 0);
 }
 
 TEST(EventQueue, PushesBeforeAPeekedMinimumComeOutFirst) {
@@ -106,33 +113,8 @@ TEST(EventQueue, PushesBeforeAPeekedMinimumComeOutFirst) {
 }
 
 TEST(EventQueue, MatchesASortWhenPushesFollowPeeks) {
-  // Random pushes between the last popped time and the peeked minimum, as windows do.
-  std::mt19937_64 rng(7);
-  std::vector<Event> events;
-  EventQueue q;
-  SimTime last_popped = 0;
-  for (int i = 0; i < 20000; ++i) {
-    const SimTime spread = SimTime{1} << (rng() % 30);
-    const Event e{last_popped + static_cast<SimTime>(rng() % static_cast<std::uint64_t>(spread)),
-                  make_tie(0, static_cast<EntityId>(rng() % 50), static_cast<std::uint32_t>(i)), 0, 0, 0, 0};
-    events.push_back(e);
-    q.push(e);
-    if (i % 4 == 0) (void)q.top_time();  // a peek moves the radix heap's minimum forward
-    if (i % 3 == 0) {
-      const Event popped = q.pop();
-      last_popped = popped.time;
-      auto it = std::min_element(events.begin(), events.end(), event_before);
-      ASSERT_EQ(it->time, popped.time);
-      ASSERT_EQ(it->tie, popped.tie);
-      events.erase(it);
-    }
-  }
-  std::sort(events.begin(), events.end(), event_before);
-  for (const Event& e : events) {
-    const Event popped = q.pop();
-    ASSERT_EQ(popped.time, e.time);
-    ASSERT_EQ(popped.tie, e.tie);
-  }
+  // Pushes between the last popped time and a peeked minimum, as a partitioned run's windows do.
+  check_against_sort(7, 29, 4);
 }
 
 TEST(Simulator, RunsEventsInOrderAndAdvancesTheClock) {
