@@ -66,7 +66,7 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   const std::string shown = display_name(file);
   SourceMap sources;
   YAML::Node root(YAML::NodeType::Map);
-  root["topology"] = load_yaml_file(file, shown);
+  root["topology"] = load_yaml_file(file, shown, sources);
   sources.add_file("topology", shown);
   inline_topology_includes(root["topology"], "topology", file.parent_path(), sources);
 
@@ -131,6 +131,7 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
     c.fail("sizes", e.what());
   }
   request.resolved_yaml = dump(root);
+  request.inputs = sources.inputs();
   return request;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
+#include "config/input_record.hpp"
 #include "network/network_spec.hpp"
 #include "topology/topology_spec.hpp"
 
@@ -31,6 +32,8 @@ struct CollectiveRequest {
   std::vector<std::uint64_t> sizes;  ///< bytes, in the order given
   /// The resolved request: {topology: …, network: …, collective: …}.
   std::string resolved_yaml;
+  /// Every file read (the topology and the slice it includes).
+  std::vector<InputRecord> inputs;
 };
 
 /// Validates everything before any simulation starts. Errors name the flag or the

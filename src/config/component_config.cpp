@@ -7,8 +7,8 @@ namespace podsim::config {
 
 hardware::ChipSpec load_hardware(const std::filesystem::path& file) {
   const std::string shown = display_name(file);
-  YAML::Node root = load_yaml_file(file, shown);
   SourceMap sources;
+  YAML::Node root = load_yaml_file(file, shown, sources);
   sources.add_file("", shown);
   Reader r(root, "", sources);
   return read_hardware(r);

@@ -1,9 +1,13 @@
 #include "config/document.hpp"
 
-#include <fstream>
+#include <yaml-cpp/eventhandler.h>
+
+#include <optional>
 #include <sstream>
 
 #include "util/error.hpp"
+#include "util/input_file.hpp"
+#include "util/sha256.hpp"
 
 namespace podsim::config {
 
@@ -17,27 +21,63 @@ std::string display_name(const std::filesystem::path& file) {
   return file.lexically_normal().string();
 }
 
-YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown) {
-  std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) throw InputError(shown + ": cannot open: no such file");
-  if (std::filesystem::is_directory(file, ec)) {
-    throw InputError(shown + ": cannot open: it is a directory");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(shown + ": cannot open: permission denied or unreadable");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+namespace {
+
+/// "file:line:col" of `mark`, or the file alone when the mark has no position.
+std::string at(const std::string& shown, const YAML::Mark& mark) {
+  if (mark.is_null()) return shown;
+  return shown + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+/// Ignores a document's events, remembering where the document starts: enough to tell
+/// whether a file holds a second document, and where.
+class DocumentStart final : public YAML::EventHandler {
+ public:
+  YAML::Mark mark;
+  void OnDocumentStart(const YAML::Mark& m) override { mark = m; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+/// Where a second document of `text` starts, if it has one. yaml-cpp's LoadAll can loop
+/// forever on some malformed input (a document that consumes nothing); asking the parser for
+/// exactly two documents cannot.
+std::optional<YAML::Mark> second_document(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStart first;
+  if (!parser.HandleNextDocument(first)) return std::nullopt;
+  DocumentStart second;
+  if (!parser.HandleNextDocument(second)) return std::nullopt;
+  return second.mark;
+}
+
+}  // namespace
+
+YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources) {
+  const std::string text = read_input_file(file, shown);
+  sources.add_input(InputRecord{file, shown, sha256_hex(text)});
+  YAML::Node root;
+  std::optional<YAML::Mark> second;
   try {
-    YAML::Node root = YAML::Load(buffer.str());
-    if (!root.IsDefined() || root.IsNull()) throw InputError(shown + ":1:1: the file is empty");
-    return root;
+    root = YAML::Load(text);
+    second = second_document(text);
   } catch (const YAML::Exception& e) {
-    const std::string where = e.mark.is_null()
-                                  ? shown
-                                  : shown + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                        std::to_string(e.mark.column + 1);
-    throw InputError(where + ": malformed YAML: " + e.msg);
+    throw InputError(at(shown, e.mark) + ": malformed YAML: " + e.msg);
   }
+  if (second) {
+    // Silently reading the first of several documents would drop what the others say.
+    throw InputError(at(shown, *second) + ": a second YAML document starts here (after \"---\"); podsim reads one "
+                                          "document per file");
+  }
+  if (!root.IsDefined() || root.IsNull()) throw InputError(shown + ":1:1: the file is empty");
+  return root;
 }
 
 void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources) {
@@ -45,6 +85,7 @@ void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, So
     YAML::Node value;
     try {
       value = YAML::Load(o.value);
+      if (second_document(o.value)) throw InputError(o.text + ": the value must be one YAML value");
     } catch (const YAML::Exception& e) {
       throw InputError(o.text + ": malformed YAML value: " + e.msg);
     }
@@ -91,7 +132,7 @@ std::filesystem::path include_file(YAML::Node parent, const std::string& parent_
   const std::string shown = display_name(file);
   YAML::Node loaded;
   try {
-    loaded = load_yaml_file(file, shown);
+    loaded = load_yaml_file(file, shown, sources);
   } catch (const InputError& e) {
     throw InputError(sources.locate(path, value.Mark()) + ": " + path + ": cannot include \"" + value.Scalar() +
                      "\": " + e.what());

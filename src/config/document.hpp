@@ -13,9 +13,11 @@
 
 namespace podsim::config {
 
-/// Parses a YAML file. InputError "file: cannot open ..." or "file:line:col: malformed
-/// YAML: ..." on failure. `shown` is the name used in messages.
-YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown);
+/// Parses a YAML file of one document and records it in `sources` (path and SHA-256).
+/// InputError "file: cannot open: ..." (missing, not a regular file, too large, HDF5,
+/// binary), "file:line:col: malformed YAML: ...", or "file:line: a second YAML document ..."
+/// on failure. `shown` is the name used in messages.
+YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources);
 
 /// How to show `file` in messages: as given, made relative to the working directory when
 /// it lies below it.

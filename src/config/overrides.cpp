@@ -19,7 +19,12 @@ std::vector<Override> parse_overrides(const std::vector<std::string>& assignment
                       (c == '.' && i > 0 && i + 1 < path.size() && path[i - 1] != '.');
       if (!ok) throw InputError(text + ": \"" + path + "\" is not a key path like link.bandwidth");
     }
-    out.push_back(Override{std::move(path), a.substr(eq + 1), text, std::filesystem::path()});
+    std::string value = a.substr(eq + 1);
+    // YAML reads an empty value as null, which would quietly mean "the default".
+    if (value.find_first_not_of(" \t") == std::string::npos) {
+      throw InputError(text + ": no value after \"=\"; write one, e.g. --set " + path + "=4 (or '\"\"' for empty text)");
+    }
+    out.push_back(Override{std::move(path), std::move(value), text, std::filesystem::path()});
   }
   return out;
 }

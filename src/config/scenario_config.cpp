@@ -10,6 +10,7 @@
 #include "util/suggest.hpp"
 
 #include <algorithm>
+#include <memory>
 
 namespace podsim::config {
 
@@ -21,10 +22,9 @@ namespace {
 }
 
 /// Reads the scenario document `root`, shown as `shown`, whose files are relative to `dir`.
-LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const std::filesystem::path& dir,
-                             const std::string& default_name, const std::vector<Override>& overrides,
-                             bool check_layout) {
-  SourceMap sources;
+LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::string& shown,
+                             const std::filesystem::path& dir, const std::string& default_name,
+                             const std::vector<Override>& overrides, bool check_layout) {
   sources.add_file("", shown);
   if (!root.IsMap()) Reader(root, "", sources);  // throws: a scenario is a mapping
   // Overrides that replace a whole included file come first, with their own directory;
@@ -78,6 +78,10 @@ LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const st
   Reader training = top.child("training");
   s.training = read_training(training, s.model);
 
+  out.inputs = sources.inputs();
+  out.where = [root, at = std::make_shared<SourceMap>(sources)](const std::string& key_path) {
+    return locate_path(root, key_path, *at);
+  };
   if (!check_layout) {
     out.resolved_yaml = dump(root);
     return out;
@@ -115,9 +119,25 @@ LoadedScenario read_scenario(YAML::Node root, const std::string& shown, const st
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout) {
+  std::vector<InputRecord> ignored;
+  return load_scenario(file, overrides, check_layout, ignored);
+}
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout, std::vector<InputRecord>& inputs) {
   const std::string shown = display_name(file);
-  return read_scenario(load_yaml_file(file, shown), shown, file.parent_path(), file.stem().string(), overrides,
-                       check_layout);
+  SourceMap sources;
+  // The files read are reported even when the scenario is refused (a sweep records them).
+  try {
+    YAML::Node root = load_yaml_file(file, shown, sources);
+    LoadedScenario out =
+        read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
+    merge_inputs(inputs, sources.inputs());
+    return out;
+  } catch (const InputError&) {
+    merge_inputs(inputs, sources.inputs());
+    throw;
+  }
 }
 
 LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Override>& overrides) {
@@ -133,7 +153,8 @@ LoadedScenario compose_scenario(const ScenarioParts& parts, const std::vector<Ov
   training["global_batch"] = parts.global_batch;
   if (parts.seq_len > 0) training["seq_len"] = parts.seq_len;
   root["training"] = training;
-  return read_scenario(root, parts.shown, std::filesystem::current_path(), parts.name, overrides, false);
+  SourceMap sources;
+  return read_scenario(sources, root, parts.shown, std::filesystem::current_path(), parts.name, overrides, false);
 }
 
 }  // namespace podsim::config

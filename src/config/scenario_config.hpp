@@ -1,9 +1,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "config/input_record.hpp"
 #include "config/overrides.hpp"
 #include "runtime/scenario.hpp"
 #include "util/error.hpp"
@@ -23,6 +25,10 @@ struct LoadedScenario {
   runtime::Scenario scenario;
   std::string name;           ///< `name:` or the file's stem
   std::string resolved_yaml;  ///< includes inlined, overrides applied, defaults filled
+  std::vector<InputRecord> inputs;  ///< every file read: the scenario and what it includes
+  /// "file:line:col" (or the --set flag) of a key path such as "training.global_batch", for
+  /// errors found after loading (a work budget, a memory limit).
+  std::function<std::string(const std::string& key_path)> where;
 };
 
 /// Reads a scenario (docs/configuration.md): model, hardware and topology (file paths,
@@ -32,6 +38,9 @@ struct LoadedScenario {
 /// that caused it. Overrides of `model`, `hardware` or `topology` may name files.
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {},
                              bool check_layout = true);
+/// The same; also adds every file read to `inputs`, even when it throws.
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout, std::vector<InputRecord>& inputs);
 
 /// A scenario put together from parts (as `podsim plan` does) instead of a file.
 struct ScenarioParts {

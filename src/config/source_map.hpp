@@ -7,6 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "config/input_record.hpp"
+
 namespace podsim::config {
 
 /// Maps key paths of a document to their origin: a file (then YAML marks give line and
@@ -26,6 +28,11 @@ class SourceMap {
   void add_default(std::string path) { defaults_.push_back(std::move(path)); }
   bool is_default(const std::string& path) const;
 
+  /// A file was read to make this document (the top file, an include, a value's file).
+  void add_input(InputRecord input) { merge_inputs(inputs_, {std::move(input)}); }
+  /// Every file read, in the order first read.
+  const std::vector<InputRecord>& inputs() const { return inputs_; }
+
  private:
   struct Origin {
     std::string path;
@@ -34,6 +41,7 @@ class SourceMap {
   };
   std::vector<Origin> origins_;
   std::vector<std::string> defaults_;
+  std::vector<InputRecord> inputs_;
 };
 
 /// Where the value at `key_path` (e.g. "parallelism.tp") of `root` is: file:line:col of

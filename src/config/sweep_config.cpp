@@ -5,6 +5,7 @@
 #include "config/document.hpp"
 #include "config/reader.hpp"
 #include "config/scenario_config.hpp"
+#include "util/checked.hpp"
 #include "util/suggest.hpp"
 
 namespace podsim::config {
@@ -59,6 +60,7 @@ std::map<std::string, std::int64_t> derive_variables(const runtime::Scenario& s)
 }
 
 std::uint64_t LoadedSweep::points() const {
+  // load_sweep refuses sweeps whose point count overflows, so this product cannot.
   std::uint64_t n = 1;
   for (const auto& d : dimensions) n *= d.size();
   return n;
@@ -100,14 +102,15 @@ std::vector<std::string> LoadedSweep::keys() const {
 
 LoadedSweep load_sweep(const std::filesystem::path& file) {
   const std::string shown = display_name(file);
-  YAML::Node root = load_yaml_file(file, shown);
   SourceMap sources;
+  YAML::Node root = load_yaml_file(file, shown, sources);
+  LoadedSweep s;
+  s.inputs = sources.inputs();
   sources.add_file("", shown);
   Reader r(root, "", sources);
   r.allow_only({"schema_version", "name", "description", "base", "axes", "zip", "derive", "skip_infeasible"});
   read_schema_version(r);
 
-  LoadedSweep s;
   s.file = shown;
   s.dir = file.parent_path();
   s.base = s.dir / r.text("base");
@@ -145,8 +148,19 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
     }
   }
   if (s.dimensions.empty()) r.fail("axes", "a sweep needs at least one key to vary (axes: or zip:)");
-  if (s.points() > kMaxPoints) r.fail("axes", "describes " + std::to_string(s.points()) + " points; podsim sweeps up to " +
-                                                  std::to_string(kMaxPoints));
+  // The product is checked as it grows: 16 axes of 16 values (2^64 points) once wrapped to 0.
+  std::optional<std::uint64_t> points = 1;
+  std::string sizes;
+  for (const auto& d : s.dimensions) {
+    if (points) points = checked_mul(*points, static_cast<std::uint64_t>(d.size()));
+    append_joined(sizes, " × ", std::to_string(d.size()));
+  }
+  if (!points || *points > kMaxPoints) {
+    r.fail(r.has("axes") ? "axes" : "zip", "describes " + sizes + " = " +
+                                               (points ? std::to_string(*points) : std::string("more than 2^64")) +
+                                               " points; podsim sweeps up to " + std::to_string(kMaxPoints) +
+                                               " points per file");
+  }
   std::vector<std::string> seen;
   for (const auto& key : s.keys()) {
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) r.fail("axes", "key " + key + " is swept twice");
@@ -155,7 +169,7 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   if (r.has("derive")) {
     const Reader derive = r.child("derive");
     // The base scenario's values: evaluating on them finds syntax errors and unknown names.
-    const auto known = derive_variables(load_scenario(s.base, {}, false).scenario);
+    const auto known = derive_variables(load_scenario(s.base, {}, false, s.inputs).scenario);
     for (const auto& entry : r.node("derive")) {
       const std::string key = entry.first.Scalar();
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) derive.fail(key, "is both swept and derived");
@@ -177,11 +191,12 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
       std::vector<Override> one;
       for (const auto& k : dim.keys) one.push_back(Override{k.key, k.values[i], k.where[i], s.dir});
       try {
-        load_scenario(s.base, one);
+        load_scenario(s.base, one, true, s.inputs);
       } catch (const InfeasibleLayout&) {
       }
     }
   }
+  load_scenario(s.base, {}, false, s.inputs);  // the base alone: its files, when nothing else read them
   s.resolved_yaml = dump(root);
   return s;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "config/input_record.hpp"
 #include "config/overrides.hpp"
 #include "runtime/scenario.hpp"
 #include "util/expression.hpp"
@@ -42,6 +43,9 @@ struct LoadedSweep {
   std::vector<DerivedKey> derived;
   bool skip_infeasible = true;
   std::string resolved_yaml;
+  /// Every file the sweep reads: the sweep, the base scenario and its includes, and every
+  /// file a swept value names (with what it includes).
+  std::vector<InputRecord> inputs;
 
   /// Points: the product of the dimensions' sizes.
   std::uint64_t points() const;

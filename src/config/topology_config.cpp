@@ -8,14 +8,14 @@ namespace podsim::config {
 LoadedTopology load_topology(const std::filesystem::path& file,
                              const std::vector<Override>& overrides) {
   const std::string shown = display_name(file);
-  YAML::Node root = load_yaml_file(file, shown);
   SourceMap sources;
+  YAML::Node root = load_yaml_file(file, shown, sources);
   sources.add_file("", shown);
   inline_topology_includes(root, "", file.parent_path(), sources);
   apply_overrides(root, overrides, sources);
   Reader reader(root, "", sources);
   topology::TopologySpec spec = read_topology(reader);
-  return LoadedTopology{std::move(spec), dump(root)};
+  return LoadedTopology{std::move(spec), dump(root), sources.inputs()};
 }
 
 }  // namespace podsim::config

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "config/input_record.hpp"
 #include "config/overrides.hpp"
 #include "topology/topology_spec.hpp"
 
@@ -14,6 +15,8 @@ struct LoadedTopology {
   topology::TopologySpec spec;
   /// The fully resolved document (includes inlined, overrides applied, defaults filled).
   std::string resolved_yaml;
+  /// Every file read (the topology and the slice it includes).
+  std::vector<InputRecord> inputs;
 };
 
 /// Reads a topology file (see topologies/README.md for the format). Throws InputError with
