@@ -29,6 +29,15 @@ void report_parallel_stats(const partition::ParallelStats& stats, const Invocati
   std::fputs(line, stderr);
 }
 
+std::unique_ptr<output::OutputClaim> claim_output(const std::string& output_file,
+                                                  const std::vector<config::InputRecord>& inputs,
+                                                  const Invocation& invocation) {
+  if (output_file.empty() || !invocation.prints()) return nullptr;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& input : inputs) paths.push_back(input.path);
+  return std::make_unique<output::OutputClaim>(output_file, paths);
+}
+
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world) {
   Invocation inv;
   inv.version = PODSIM_VERSION;

@@ -1,7 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "config/input_record.hpp"
+#include "output/output_claim.hpp"
 #include "partition/communicator.hpp"
 #include "partition/mpi_executor.hpp"
 
@@ -19,6 +23,13 @@ struct Invocation {
 /// With --stats: one line on stderr about the partitioned simulations of the command
 /// (processes, runs, windows per simulated second, remote events), from process 0.
 void report_parallel_stats(const partition::ParallelStats& stats, const Invocation& invocation);
+
+/// Claims `output_file` (OutputClaim: not an input, a regular or new file, not being
+/// written by another podsim) on the process that writes; nullptr when there is no output
+/// file or this process does not write. Call before simulating.
+std::unique_ptr<output::OutputClaim> claim_output(const std::string& output_file,
+                                                  const std::vector<config::InputRecord>& inputs,
+                                                  const Invocation& invocation);
 
 /// Builds the Invocation of `argv` run by the processes of `world`.
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world);

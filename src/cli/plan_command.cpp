@@ -58,7 +58,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   const auto overrides = config::parse_overrides(options.sets);
   check_sets(overrides);
   const config::LoadedScenario loaded = config::compose_scenario(parts, overrides);
-  if (!options.output_file.empty()) output::check_output_path(options.output_file);
+  const auto claim = claim_output(options.output_file, loaded.inputs, invocation);
 
   plan::PlanOptions run;
   run.space.micro_batches = options.micro_batches;
@@ -68,11 +68,11 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   if (!invocation.prints()) return;
 
   const plan::PlanRequest request{loaded.scenario, loaded.scenario.topology.name, options.top};
-  if (!options.output_file.empty()) {
+  if (claim) {
     const std::string config_yaml = "# podsim plan: the base scenario; each layout replaces its parallelism, "
                                     "training.micro_batch and training.recompute\n" +
                                     loaded.resolved_yaml;
-    output::write_hdf5(options.output_file,
+    output::write_hdf5(claim->path(),
                        output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
                        {plan::plan_table(result)});
   }

@@ -11,6 +11,7 @@ namespace podsim::output {
 /// What a podsim HDF5 file holds, as far as a command resuming from it needs.
 struct StoredFile {
   std::string config_yaml;     ///< the root attribute of the same name
+  std::string podsim_version;  ///< the root attribute of the same name
   std::optional<Table> table;  ///< the requested table, if the file has it
 };
 

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "config/scenario_config.hpp"
 #include "output/hdf5_reader.hpp"
 #include "output/hdf5_writer.hpp"
+#include "output/output_claim.hpp"
 #include "partition/work_distribution.hpp"
 #include "sweep/sweep_point.hpp"
 #include "util/error.hpp"
@@ -57,12 +59,66 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
   return t;
 }
 
+/// How the /inputs table names an input: relative to the sweep file's folder, so that the
+/// same sweep resumed from another working directory names its files the same way.
+std::string input_key(const config::LoadedSweep& sweep, const std::filesystem::path& input) {
+  std::error_code ec;
+  const auto base = std::filesystem::weakly_canonical(sweep.dir.empty() ? std::filesystem::path(".") : sweep.dir, ec);
+  const auto file = std::filesystem::weakly_canonical(input, ec);
+  const auto relative = file.lexically_relative(base);
+  return relative.empty() ? file.string() : relative.string();
+}
+
+/// The /inputs table: every file the sweep reads and its SHA-256 when this run read it.
+output::Table inputs_table(const config::LoadedSweep& sweep) {
+  output::Table t;
+  t.name = "inputs";
+  t.description = "every file the sweep reads (relative to the sweep file's folder) and its SHA-256; a resumed "
+                  "sweep must read the same bytes";
+  t.add_text("file");
+  t.add_text("sha256");
+  for (const auto& input : sweep.inputs) {
+    t.texts("file").push_back(input_key(sweep, input.path));
+    t.texts("sha256").push_back(input.sha256);
+  }
+  return t;
+}
+
+/// Refuses to resume from `file` when any input's content differs from what the rows in it
+/// were computed from: a file edited between a kill and a resume would leave old rows with
+/// old numbers beside new ones.
+void check_same_inputs(const config::LoadedSweep& sweep, const std::filesystem::path& file,
+                       const std::string& stored_version, const std::string& version) {
+  const std::string refuse = file.string() + ": cannot resume: ";
+  const std::string advice = "; give a new output file, or remove this one to start over";
+  if (stored_version != version) {
+    throw InputError(refuse + "it was written by podsim " + stored_version + ", this is podsim " + version + advice);
+  }
+  const output::StoredFile stored = output::read_hdf5(file, "inputs");
+  if (!stored.table) throw InputError(refuse + "it does not record which files it was computed from (/inputs)" + advice);
+  const auto& files = stored.table->texts("file");
+  const auto& digests = stored.table->texts("sha256");
+  for (const auto& input : sweep.inputs) {
+    const std::string key = input_key(sweep, input.path);
+    const auto at = std::find(files.begin(), files.end(), key);
+    if (at == files.end()) {
+      throw InputError(refuse + input.shown + " is read now but was not when it was written" + advice);
+    }
+    const std::string& then = digests[static_cast<std::size_t>(at - files.begin())];
+    if (then != input.sha256) {
+      throw InputError(refuse + input.shown + " changed since its rows were computed (SHA-256 " + then.substr(0, 12) +
+                       "… then, " + input.sha256.substr(0, 12) + "… now)" + advice);
+    }
+  }
+}
+
 /// Points an earlier run of the same sweep already wrote.
 std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, const std::filesystem::path& file,
-                                           const std::string& config_yaml) {
+                                           const std::string& config_yaml, const std::string& version) {
   std::map<std::uint64_t, PointResult> done;
   if (!std::filesystem::exists(file)) return done;
   output::StoredFile stored = output::read_hdf5(file, "sweep");
+  if (stored.table) check_same_inputs(sweep, file, stored.podsim_version, version);
   if (stored.config_yaml != config_yaml || !stored.table) {
     throw InputError(file.string() + ": holds the results of another sweep (or none); give a new output file, or "
                                      "remove this one to start over");
@@ -98,12 +154,15 @@ std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
 SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out, const partition::Communicator& comm) {
   const auto start = Clock::now();
   const std::string config_yaml = sweep_config_yaml(sweep);
+  // Process 0 writes: it claims the file (not an input, not being written by another podsim).
+  std::unique_ptr<output::OutputClaim> claim;
   if (comm.root()) {
-    output::check_output_path(out.file);
-    output::remove_stale_temporaries(out.file);
+    std::vector<std::filesystem::path> inputs;
+    for (const auto& input : sweep.inputs) inputs.push_back(input.path);
+    claim = std::make_unique<output::OutputClaim>(out.file, inputs);
   }
   // Every process reads the file: the points to do must be the same everywhere.
-  std::map<std::uint64_t, PointResult> results = resume(sweep, out.file, config_yaml);
+  std::map<std::uint64_t, PointResult> results = resume(sweep, out.file, config_yaml, out.podsim_version);
   SweepSummary summary;
   summary.points = sweep.points();
   summary.resumed = results.size();
@@ -113,7 +172,8 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
   }
 
   const output::FileInfo info{out.podsim_version, out.command_line, config_yaml, 1};
-  auto write = [&] { output::write_hdf5(out.file, info, {make_table(sweep, results)}); };
+  const output::Table inputs = inputs_table(sweep);
+  auto write = [&] { output::write_hdf5(claim->path(), info, {make_table(sweep, results), inputs}); };
   ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
   const auto flush_every = std::chrono::duration<double>(out.flush_seconds);
