@@ -64,6 +64,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file");
   run_cmd->add_flag("--json", run_opts.json, "Print the summary as one JSON object");
   run_cmd->add_flag("--allow-oom", run_opts.allow_oom, "Report a layout that does not fit in HBM without failing");
+  run_cmd->add_flag("--force", run_opts.force,
+                    "Simulate a step beyond the work budget (2e7 tasks, about 2 GB; the estimate is in the refusal)");
   run_cmd->add_flag("--stats", run_opts.stats, "Report the simulations split over MPI processes on stderr");
   run_cmd->add_option("--set", run_opts.sets,
                       "Override a key: --set parallelism.tp=4 --set training.micro_batch=2 (repeatable)");

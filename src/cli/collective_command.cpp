@@ -1,5 +1,7 @@
 #include "cli/collective_command.hpp"
 
+#include "util/error.hpp"
+
 #include <iostream>
 #include <sstream>
 
@@ -72,6 +74,27 @@ void print_json(const config::CollectiveRequest& request,
   std::cout << j.str() << "\n";
 }
 
+/// Refuses, before simulating, a size whose collective could not finish within the clock's
+/// horizon even if every chip sent on all its links at the fastest link's bandwidth: each
+/// member sends bus_bandwidth_factor × S bytes.
+void check_sizes(const config::CollectiveRequest& request, const topology::Topology& topo, std::uint32_t group_size,
+                 const std::string& sizes_flag) {
+  double fastest = 0;
+  std::size_t degree = 1;
+  for (const auto& link : topo.links()) fastest = std::max(fastest, link.bandwidth_Bps);
+  for (std::uint32_t v = 0; v < topo.vertices(); ++v) degree = std::max(degree, topo.out_links(v).size());
+  const double factor = std::max(1.0, collectives::bus_bandwidth_factor(request.op, group_size));
+  for (std::uint64_t bytes : request.sizes) {
+    const double lower_s = factor * static_cast<double>(bytes) / (fastest * static_cast<double>(degree));
+    if (!(lower_s < to_seconds(kMaxStepPs))) {
+      throw InputError("--sizes " + sizes_flag + ": collective.sizes: a " +
+                       units::format_bytes(static_cast<double>(bytes)) + " " + std::string(collectives::op_name(request.op)) +
+                       " would take at least " + units::format_seconds(lower_s) +
+                       ", more than 2^60 ps (13 simulated days), podsim's horizon");
+    }
+  }
+}
+
 void print_text(const config::CollectiveRequest& request, const topology::Topology& topo,
                 const std::vector<collectives::CollectiveTiming>& timings) {
   const auto& first = timings.front();
@@ -102,7 +125,8 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   for (const auto& name : request.axes) axes.push_back(*topo.axis_index(name));
   const auto groups = collectives::make_groups(topo, axes);
   collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1}, groups.front());
-  if (!options.output_file.empty()) output::check_output_path(options.output_file);
+  check_sizes(request, topo, static_cast<std::uint32_t>(groups.front().chips.size()), options.args.sizes);
+  const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
   // Under mpirun every process simulates its block of chips (partition::MpiExecutor).
   partition::MpiExecutor executor(*invocation.world);
@@ -113,8 +137,8 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   }
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;
-  if (!options.output_file.empty()) {
-    output::write_hdf5(options.output_file,
+  if (claim) {
+    output::write_hdf5(claim->path(),
                        output::FileInfo{invocation.version, invocation.command_line, request.resolved_yaml, 1},
                        {make_table(request, timings)});
   }

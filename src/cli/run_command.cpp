@@ -6,6 +6,7 @@
 #include "memory/memory_model.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/step_text.hpp"
+#include "parallelism/work_bounds.hpp"
 #include "partition/mpi_executor.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/error.hpp"
@@ -14,7 +15,12 @@ namespace podsim::cli {
 
 void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const config::LoadedScenario loaded = config::load_scenario(options.file, config::parse_overrides(options.sets));
-  if (!options.output_file.empty()) output::check_output_path(options.output_file);
+  const runtime::Scenario& s = loaded.scenario;
+  const auto work = parallelism::estimate_work(s.model, s.parallel, s.training);
+  if (const auto why = parallelism::over_budget(work, s.training); why && !options.force) {
+    throw InputError(loaded.where("training.global_batch") + ": training.global_batch: " + *why);
+  }
+  const auto claim = claim_output(options.output_file, loaded.inputs, invocation);
   // Contention-aware simulations big enough to gain (network.min_partitioned_transfers) are
   // split over the MPI processes.
   partition::MpiExecutor executor(*invocation.world);
@@ -23,8 +29,8 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
 
-  if (!options.output_file.empty() && invocation.prints()) {
-    output::write_hdf5(options.output_file,
+  if (claim) {
+    output::write_hdf5(claim->path(),
                        output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml, 1},
                        output::step_tables(loaded.scenario, report, topo, labels));
   }

@@ -14,6 +14,7 @@ struct RunOptions {
   bool json = false;
   bool stats = false;  ///< report the partitioned simulations on stderr
   bool allow_oom = false;   ///< report a layout that does not fit in HBM without failing
+  bool force = false;       ///< simulate a step beyond the work budget (parallelism::kTaskBudget)
   std::vector<std::string> sets;
 };
 

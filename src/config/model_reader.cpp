@@ -8,6 +8,13 @@ namespace podsim::config {
 namespace {
 constexpr std::int64_t kBig = 1'000'000'000;
 
+// Plausible ranges of a chip's numbers, wide enough for any accelerator from a laptop GPU to
+// one of 2030, narrow enough to catch a forgotten prefix ("275 FLOP/s", "1200 B/s", "32").
+constexpr units::PlausibleRange kPeakRange{1e9, 1e18, 3e14, "FLOP/s", "accelerator"};
+constexpr units::PlausibleRange kHbmBandwidthRange{1e9, 1e15, 2e12, "B/s", "accelerator memory"};
+constexpr units::PlausibleRange kHbmCapacityRange{1048576.0, 1125899906842624.0, 68719476736.0, "B",
+                                                  "accelerator memory", true};
+
 
 int whole(const Reader& r, const char* key, std::int64_t min, std::int64_t max) {
   return static_cast<int>(r.integer(key, min, max));
@@ -70,13 +77,15 @@ hardware::ChipSpec read_hardware(Reader& r) {
     } catch (const InputError& e) {
       peak.fail(name, e.what());
     }
+    peak.check_plausible(name, c.peak_flops[*hardware::dtype_from_name(name)], kPeakRange);
   }
   if (!any) r.fail("peak", "give the dense peak of at least one dtype, e.g. bf16: 275 TFLOP/s");
   const Reader hbm = r.child("hbm");
   hbm.allow_only({"capacity", "bandwidth"});
   c.hbm_capacity_bytes = static_cast<double>(hbm.bytes("capacity"));
-  if (c.hbm_capacity_bytes <= 0) hbm.fail("capacity", "must be positive");
+  hbm.check_plausible("capacity", c.hbm_capacity_bytes, kHbmCapacityRange);
   c.hbm_bandwidth_Bps = hbm.bandwidth("bandwidth");
+  hbm.check_plausible("bandwidth", c.hbm_bandwidth_Bps, kHbmBandwidthRange);
   c.matmul_tile = static_cast<int>(r.integer("matmul_tile", 1, 4096));
   const Reader e = r.child("efficiency");
   e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn"});

@@ -204,6 +204,10 @@ std::uint64_t Reader::bytes(const std::string& key) const {
   return parse_unit(*this, key, scalar(key), units::parse_bytes);
 }
 
+void Reader::check_plausible(const std::string& key, double value, const units::PlausibleRange& range) const {
+  if (const auto why = units::implausible(scalar(key), value, range)) fail(key, *why);
+}
+
 std::string Reader::choice(const std::string& key, const std::vector<std::string>& choices) const {
   const std::string s = scalar(key);
   for (const auto& c : choices) {

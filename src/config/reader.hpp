@@ -14,6 +14,7 @@
 
 #include "config/source_map.hpp"
 #include "util/sim_time.hpp"
+#include "util/units.hpp"
 
 namespace podsim::config {
 
@@ -45,6 +46,10 @@ class Reader {
   double bandwidth(const std::string& key) const;  ///< bytes/s, > 0
   SimTime duration(const std::string& key) const;  ///< picoseconds, >= 0
   std::uint64_t bytes(const std::string& key) const;
+  /// Fails at `key` when `value` (read from it) is outside `range`: a wrong unit prefix,
+  /// with a did-you-mean (units::implausible).
+  void check_plausible(const std::string& key, double value, const units::PlausibleRange& range) const;
+
   /// One of `choices`; else an error listing them (and the closest as "did you mean").
   std::string choice(const std::string& key, const std::vector<std::string>& choices) const;
   /// One of `values`, written as its `name`: choice() over the names.

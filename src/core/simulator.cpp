@@ -34,6 +34,12 @@ void Simulator::schedule(SimTime time, EntityId origin, EntityId target, std::ui
     throw SimulationError("event scheduled in the past: at " + std::to_string(time) +
                           " ps while the clock is at " + std::to_string(now_) + " ps");
   }
+  if (time > kMaxStepPs) {
+    // Every duration is at most kMaxStepPs, so now + duration cannot overflow; past the
+    // horizon the run is refused rather than wrapped.
+    throw SimulationError("event scheduled at " + std::to_string(time) +
+                          " ps, beyond the simulator's horizon of 2^60 ps (13 simulated days)");
+  }
   if (origin >= sequence_.size()) {
     if (origin > kMaxOrigin) throw SimulationError("entity id " + std::to_string(origin) + " is too large to schedule events");
     sequence_.resize(origin + 1, 0);

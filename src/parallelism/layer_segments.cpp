@@ -1,6 +1,7 @@
 #include "parallelism/layer_segments.hpp"
 
 #include "hardware/compute_model.hpp"
+#include "util/error.hpp"
 
 namespace podsim::parallelism {
 
@@ -27,7 +28,11 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
     }
     const hardware::OpTime t = hardware::op_time(chip, compute, item.cost);
     if (out.empty() || out.back().collective) out.push_back(Segment{});
+    // Each op is at most kMaxStepPs (from_seconds checks), so one addition cannot overflow.
     out.back().duration_ps += t.time_ps;
+    if (out.back().duration_ps > kMaxStepPs) {
+      throw SimulationError("one layer's compute would take longer than 2^60 ps (13 simulated days)");
+    }
     out.back().flops += t.flops;
     out.back().padded_flops += t.padded_flops;
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/work_bounds.hpp"
 
 namespace podsim::parallelism {
 
@@ -12,6 +13,7 @@ std::string n(long long v) { return std::to_string(v); }
 
 void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, const ParallelSpec& p,
                   const TrainingSpec& t, std::uint32_t chips) {
+  // Each degree is at most 2^20 (config), so the product fits in 64 bits.
   if (static_cast<long long>(p.dp) * p.tp * p.pp != chips) {
     throw LayoutError("parallelism.dp", "dp × tp × pp = " + n(p.dp) + " × " + n(p.tp) + " × " + n(p.pp) + " = " +
                                             n(static_cast<long long>(p.dp) * p.tp * p.pp) + ", but the topology has " +
@@ -47,6 +49,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
     throw LayoutError("training.precision.compute", "hardware " + chip.name + " has no " +
                                                         std::string(hardware::dtype_name(t.precision.compute)) + " peak");
   }
+  check_representable(m, chip, p, t, chips);
 }
 
 }  // namespace podsim::parallelism

@@ -4,6 +4,7 @@
 
 #include "memory/memory_model.hpp"
 #include "parallelism/program_builder.hpp"
+#include "parallelism/work_bounds.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
 
@@ -37,6 +38,9 @@ std::string layout_problem(const runtime::Scenario& s, std::uint32_t chips) {
   } catch (const parallelism::LayoutError& e) {
     return e.key() + ": " + e.what();
   }
+  // A layout too big to simulate is left out with the estimate (the planner has no --force).
+  const auto work = parallelism::estimate_work(s.model, s.parallel, s.training);
+  if (const auto why = parallelism::over_budget(work, s.training)) return "beyond the work budget: " + *why;
   return {};
 }
 

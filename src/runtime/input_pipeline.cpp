@@ -1,6 +1,9 @@
 #include "runtime/input_pipeline.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include "util/error.hpp"
 
 namespace podsim::runtime {
 
@@ -20,7 +23,12 @@ SimTime InputPipeline::ready_at(int i) {
     // Starts when the previous one is done and a slot is free (microbatch k − prefetch left).
     const SimTime previous = produced_.back();
     const SimTime slot = consumed_[static_cast<std::size_t>(k - prefetch_)];
-    produced_.push_back(std::max(previous, slot) + period_ps_);
+    // Both terms are at most kMaxStepPs (the simulator's horizon and from_seconds), so the
+    // sum cannot overflow; beyond the horizon the host can never deliver within the step.
+    const SimTime ready = std::max(previous, slot) + period_ps_;
+    if (ready > kMaxStepPs) throw SimulationError("the host input pipeline would deliver microbatch " + std::to_string(k) +
+                                                  " after 2^60 ps (13 simulated days)");
+    produced_.push_back(ready);
   }
   return produced_[static_cast<std::size_t>(i)];
 }

@@ -6,6 +6,7 @@
 
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
+#include "parallelism/work_bounds.hpp"
 #include "output/step_tables.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/byte_buffer.hpp"
@@ -111,6 +112,10 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
     return infeasible(index, e.what(), sweep, derived);
   }
   const runtime::Scenario& s = loaded.scenario;
+  const auto work = parallelism::estimate_work(s.model, s.parallel, s.training);
+  if (const auto why = parallelism::over_budget(work, s.training)) {
+    return infeasible(index, "beyond the work budget: " + *why, sweep, derived);
+  }
   const auto memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
   if (const auto why = memory::does_not_fit(memory)) {
     return infeasible(index, "does not fit in memory: " + *why, sweep, derived);

@@ -19,14 +19,19 @@ inline constexpr SimTime kTimeInfinity = std::numeric_limits<SimTime>::max();
 /// Seconds (as reported in outputs) of a picosecond time.
 constexpr double to_seconds(SimTime t_ps) { return static_cast<double>(t_ps) / 1e12; }
 
-/// Nearest picosecond time of a duration in seconds.
-inline SimTime from_seconds(double seconds) {
-  return static_cast<SimTime>(std::llround(seconds * 1e12));
-}
-
 /// Longest duration one step of a simulation may take: 2^60 ps, about 13 simulated days,
 /// far beyond any training step, and far enough from 2^63 that sums of them cannot overflow.
 inline constexpr SimTime kMaxStepPs = SimTime{1} << 60;
+
+/// Nearest picosecond time of a duration in seconds. Throws SimulationError (see
+/// util/error.hpp) when it is not a number or beyond ±kMaxStepPs: config refuses inputs that
+/// lead there with a located message; this is the backstop that keeps the clock exact.
+[[noreturn]] void throw_duration_out_of_range(double seconds);
+inline SimTime from_seconds(double seconds) {
+  const double ps = std::round(seconds * 1e12);
+  if (!(std::fabs(ps) <= static_cast<double>(kMaxStepPs))) throw_duration_out_of_range(seconds);
+  return static_cast<SimTime>(ps);
+}
 
 /// Time to push `bytes` through a pipe of `bytes_per_s`, rounded up to a whole picosecond
 /// so that a transfer never finishes before its bytes could have moved. Throws InputError

@@ -82,15 +82,20 @@ std::optional<double> parse_with(std::string_view text,
     if (allow_bare) return q->value;
     return std::nullopt;
   }
+  // 1e308 TB/s is a finite number of a unit, but not of bytes per second.
+  auto finite = [&](double v) {
+    if (!std::isfinite(v)) throw InputError(std::string(1, '"').append(trim(text)).append("\" is too large to represent"));
+    return v;
+  };
   for (const auto& [base, factor] : bases) {
-    if (q->unit == base) return q->value * factor;
+    if (q->unit == base) return finite(q->value * factor);
   }
   std::string_view unit = q->unit;
   auto prefix = take_prefix(unit);
   if (!prefix) return std::nullopt;
   if (!allow_small_prefixes && *prefix < 1.0) return std::nullopt;
   for (const auto& [base, factor] : bases) {
-    if (unit == base) return q->value * *prefix * factor;
+    if (unit == base) return finite(q->value * *prefix * factor);
   }
   return std::nullopt;
 }
@@ -152,6 +157,84 @@ double parse_flop_rate(std::string_view text) {
   if (!v) fail("a compute rate", "275 TFLOP/s", text);
   if (!(*v > 0)) throw InputError("compute rate must be positive, got \"" + std::string(text) + "\"");
   return *v;
+}
+
+namespace {
+
+/// `value` in base units of `unit` with an SI (or IEC) prefix, 3 significant digits.
+std::string format_with_prefix(double value, std::string_view unit, bool binary) {
+  static constexpr std::array<std::pair<std::string_view, double>, 10> kDecimal{{
+      {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}}};
+  std::string_view prefix;
+  double scale = 1.0;
+  if (binary) {
+    static constexpr std::array<std::pair<std::string_view, double>, 6> kBinary{{
+        {"", 1.0}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0}}};
+    for (const auto& [p, f] : kBinary) {
+      if (std::fabs(value) >= f) {
+        prefix = p;
+        scale = f;
+      }
+    }
+  } else {
+    for (const auto& [p, f] : kDecimal) {
+      if (std::fabs(value) >= f) {
+        prefix = p;
+        scale = f;
+      }
+    }
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g %.*s%.*s", value / scale, static_cast<int>(prefix.size()), prefix.data(),
+                static_cast<int>(unit.size()), unit.data());
+  return buf;
+}
+
+}  // namespace
+
+std::optional<std::string> implausible(std::string_view text, double value, const PlausibleRange& range) {
+  if (std::isfinite(value) && value >= range.min && value <= range.max) return std::nullopt;
+  std::string out(1, '"');
+  out.append(trim(text)).append("\" is ");
+  if (!std::isfinite(value)) {
+    out += "too large to represent";
+  } else if (value < range.min) {
+    out += "below " + format_with_prefix(range.min, range.unit, range.binary) + ", less than any plausible " +
+           std::string(range.what);
+  } else {
+    out += "above " + format_with_prefix(range.max, range.unit, range.binary) + ", more than any plausible " +
+           std::string(range.what);
+  }
+  // Keep the number as written; try each prefix, and suggest the one nearest the typical value.
+  const std::string_view written = trim(text);
+  const auto q = split(written);
+  if (q && q->value > 0) {
+    std::string number(written.substr(0, static_cast<std::size_t>(q->unit.data() - written.data())));
+    while (!number.empty() && is_space(number.back())) number.pop_back();
+    static constexpr std::array<std::pair<std::string_view, double>, 10> kDecimal{{
+        {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}}};
+    static constexpr std::array<std::pair<std::string_view, double>, 6> kBinary{{
+        {"", 1.0}, {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0}}};
+    std::string best;
+    double best_distance = 0;
+    auto consider = [&](std::string_view prefix, double factor) {
+      const double v = q->value * factor;
+      if (!(v >= range.min && v <= range.max)) return;
+      const double distance = std::fabs(std::log10(v / range.typical));
+      if (best.empty() || distance < best_distance) {
+        best = number;
+        best.append(" ").append(prefix).append(range.unit);
+        best_distance = distance;
+      }
+    };
+    if (range.binary) {
+      for (const auto& [p, f] : kBinary) consider(p, f);
+    } else {
+      for (const auto& [p, f] : kDecimal) consider(p, f);
+    }
+    if (!best.empty()) out += "; did you mean \"" + best + "\"?";
+  }
+  return out;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,22 @@ std::uint64_t parse_bytes(std::string_view text);
 
 /// FLOP per second from "275 TFLOP/s", "1.97e14 FLOP/s", "989 TFLOPS". Must be > 0.
 double parse_flop_rate(std::string_view text);
+
+/// Where a quantity of one kind is plausible, for catching a forgotten or wrong unit prefix
+/// ("275 FLOP/s" for 275 TFLOP/s) at the config boundary, where it can be located.
+struct PlausibleRange {
+  double min;                ///< smallest plausible value, base units
+  double max;                ///< largest plausible value, base units
+  double typical;            ///< a typical value; the suggestion lands nearest to it
+  std::string_view unit;     ///< base unit written after the prefix: "FLOP/s", "B/s", "B", "s"
+  std::string_view what;     ///< "a chip", "a link", …: what the value describes
+  bool binary = false;       ///< suggest Ki/Mi/Gi… instead of k/M/G…
+};
+
+/// nullopt when `value` (parsed from `text`) lies in `range`; else a sentence saying so,
+/// with a "did you mean" that keeps the number and changes the prefix when one fits:
+///   275 FLOP/s is slower than any plausible chip (below 1 GFLOP/s); did you mean "275 TFLOP/s"?
+std::optional<std::string> implausible(std::string_view text, double value, const PlausibleRange& range);
 
 /// `v` with `digits` digits after the point ("%.*f").
 std::string format_fixed(double v, int digits);
