@@ -1,15 +1,19 @@
 #include "cli/app.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <thread>
 #include <new>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/collective_command.hpp"
 #include "cli/invocation.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
@@ -21,6 +25,19 @@
 namespace podsim::cli {
 
 namespace {
+
+/// Writes `line` and a newline to stderr in one write(2): under mpirun the processes share
+/// one stderr, and a message written piece by piece interleaves with another's
+/// ("podsimpodsim: …").
+void write_line(std::string line) {
+  line += '\n';
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
 
 std::string list(const std::vector<std::string>& names) {
   std::string s;
@@ -35,22 +52,24 @@ std::string list(const std::vector<std::string>& names) {
 int report(const partition::Communicator& world, const char* kind, const std::string& message, int code,
            bool same_everywhere) {
   if (world.size() == 1) {
-    std::cerr << "podsim: " << kind << message << "\n";
+    write_line("podsim: " + std::string(kind) + message);
     return code;
   }
   if (!world.root() && same_everywhere) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  std::cerr << "podsim" << (world.root() ? std::string() : " (process " + std::to_string(world.rank()) + ")")
-            << ": " << kind << message << "\n"
-            << std::flush;
+  write_line("podsim (process " + std::to_string(world.rank()) + " of " + std::to_string(world.size()) + "): " + kind +
+             message);
   world.abort(code);
   return code;
 }
+
+/// The subcommands, for the did-you-mean of a mistyped one.
+const std::vector<std::string> kCommands{"run", "sweep", "plan", "validate", "report", "topo", "collective"};
 
 }  // namespace
 
 int run(int argc, char** argv, const partition::Communicator& world) {
   const Invocation invocation = make_invocation(argc, argv, world);
-  CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods"};
+  CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods", "podsim"};
   app.set_version_flag("--version", "podsim " + invocation.version);
   app.require_subcommand(1);
   // Command-line mistakes read like every other podsim error.
@@ -144,6 +163,31 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                        "Override a key of the resolved request: --set topology.link.bandwidth=\"50 GB/s\", "
                        "--set network.max_chunks=32 (repeatable)");
 
+  ReportOptions report_opts;
+  CLI::App* report_cmd = app.add_subcommand("report", "Read a podsim result file back: its tables as text, one as CSV, or its scenario");
+  report_cmd->add_option("file", report_opts.file, "A file podsim wrote with -o")->required();
+  report_cmd->add_option("--csv", report_opts.csv, "Print this table (summary, breakdown, links, …) as CSV, every row");
+  report_cmd->add_flag("--scenario", report_opts.scenario,
+                       "Print the resolved scenario the file was made from (podsim run accepts it back)");
+  report_cmd->add_option("--rows", report_opts.max_rows, "Rows of a long table shown as text")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 30));
+
+  // Said before CLI11 parses: it would call a mistyped command "an extra argument", and
+  // no command at all "A subcommand is required".
+  if (argc < 2) {
+    if (world.root()) std::cerr << "podsim: error: give a command: " << join_choices(kCommands) << "\n\n" << app.help();
+    return kExitBadInput;
+  }
+  const std::string first = argv[1];
+  if (!first.empty() && first[0] != '-' && std::find(kCommands.begin(), kCommands.end(), first) == kCommands.end()) {
+    if (world.root()) {
+      write_line("podsim: error: unknown command \"" + first + "\"" + did_you_mean(first, kCommands) + "; commands are " +
+                 join_choices(kCommands) + " (podsim --help)");
+    }
+    return kExitBadInput;
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -161,6 +205,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
     if (topo_cmd->parsed()) run_topo(topo, invocation);
     if (validate_cmd->parsed()) run_validate(validate_opts, invocation);
     if (coll_cmd->parsed()) run_collective(coll, invocation);
+    if (report_cmd->parsed()) run_report(report_opts, invocation);
   } catch (const InputError& e) {
     return report(world, "error: ", e.what(), kExitBadInput, true);
   } catch (const SimulationError& e) {

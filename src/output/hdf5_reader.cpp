@@ -45,6 +45,22 @@ std::vector<T> read_member(hid_t dataset, const char* name, hid_t native, std::s
 
 }  // namespace
 
+std::vector<std::string> table_names(const std::filesystem::path& path) {
+  const Hdf5Silence silence;
+  const Hdf5Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (file.get() < 0) throw InputError(path.string() + ": not a readable HDF5 file");
+  std::vector<std::string> names;
+  // Creation order is not tracked (byte-identical files): names come in HDF5's name order.
+  const auto visit = [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+    static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+    return 0;
+  };
+  if (H5Literate(file.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, visit, &names) < 0) {
+    throw InputError(path.string() + ": cannot list its tables");
+  }
+  return names;
+}
+
 StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name) {
   const Hdf5Silence silence;
   const std::string shown = path.string();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "output/table.hpp"
 
@@ -18,5 +19,9 @@ struct StoredFile {
 /// Reads `path` (written by write_hdf5): its config_yaml and the table `name`, with each
 /// column's values and unit. Throws InputError if it is not a readable podsim file.
 StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name);
+
+/// Names of the tables (compound datasets at the root) of a podsim file, in file order.
+/// Throws InputError if it is not a readable HDF5 file.
+std::vector<std::string> table_names(const std::filesystem::path& path);
 
 }  // namespace podsim::output

@@ -211,6 +211,17 @@ std::optional<std::string> implausible(std::string_view text, double value, cons
   if (q && q->value > 0) {
     std::string number(written.substr(0, static_cast<std::size_t>(q->unit.data() - written.data())));
     while (!number.empty() && is_space(number.back())) number.pop_back();
+    // Keep the unit as written (bits stay bits) when it is a spelling of the range's unit;
+    // its factor is what the parser applied besides the prefix.
+    std::string_view base = q->unit;
+    const double written_prefix = take_prefix(base).value_or(1.0);
+    const bool bits = range.unit == "B/s" && (base == "b/s" || base == "bps" || base == "bit/s");
+    double base_factor = 1.0;
+    if (bits) {
+      base_factor = value / (q->value * written_prefix);
+    } else {
+      base = range.unit;
+    }
     static constexpr std::array<std::pair<std::string_view, double>, 10> kDecimal{{
         {"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15}, {"E", 1e18}}};
     static constexpr std::array<std::pair<std::string_view, double>, 6> kBinary{{
@@ -218,12 +229,12 @@ std::optional<std::string> implausible(std::string_view text, double value, cons
     std::string best;
     double best_distance = 0;
     auto consider = [&](std::string_view prefix, double factor) {
-      const double v = q->value * factor;
+      const double v = q->value * factor * base_factor;
       if (!(v >= range.min && v <= range.max)) return;
       const double distance = std::fabs(std::log10(v / range.typical));
       if (best.empty() || distance < best_distance) {
         best = number;
-        best.append(" ").append(prefix).append(range.unit);
+        best.append(" ").append(prefix).append(base);
         best_distance = distance;
       }
     };

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "config/collective_config.hpp"
+#include "config/scenario_config.hpp"
+#include "util/sha256.hpp"
 #include "config/topology_config.hpp"
 #include "util/error.hpp"
 
@@ -213,6 +215,43 @@ TEST_F(ConfigFiles, FuzzedDocumentsLoadOrFailCleanly) {
   }
   EXPECT_GT(loaded, 0);
   EXPECT_GT(rejected, 0);
+}
+
+TEST_F(ConfigFiles, ASecondDocumentIsRefusedWhereItStarts) {
+  write("two.yaml", std::string(kTorus) + "---\nname: other\n");
+  EXPECT_EQ(error_of("two.yaml"),
+            "two.yaml:6:1: a second YAML document starts here (after \"---\"); podsim reads one document per file");
+  // A document that only starts with --- is one document.
+  write("one.yaml", "---\n" + std::string(kTorus));
+  EXPECT_EQ(error_of("one.yaml"), "");
+  EXPECT_EQ(error_of("one.yaml", {"link.latency=2 us\n---\n3"}), "--set link.latency=2 us\n---\n3: the value must be one YAML value");
+}
+
+TEST_F(ConfigFiles, EmptySetValuesAreRefused) {
+  EXPECT_THROW(parse_overrides({"parallelism.tp="}), InputError);
+  EXPECT_THROW(parse_overrides({"parallelism.tp=  "}), InputError);
+  EXPECT_EQ(parse_overrides({"name=''"}).front().value, "''");
+}
+
+TEST_F(ConfigFiles, EveryFileReadIsRecordedWithItsDigestEvenWhenRefused) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  const std::string model = (root / "configs/models/gpt-1.7b.yaml").string();
+  const std::string hardware = (root / "configs/hardware/a100-80gb.yaml").string();
+  const std::string topology = (root / "topologies/a100-dgx-8x8.yaml").string();
+  const std::string scenario = "schema_version: 1\nmodel: " + model + "\nhardware: " + hardware + "\ntopology: " +
+                               topology + "\nparallelism: { dp: 64 }\ntraining: { global_batch: 64 }\n";
+  write("s.yaml", scenario);
+  const LoadedScenario loaded = load_scenario("s.yaml");
+  ASSERT_EQ(loaded.inputs.size(), 4u);
+  EXPECT_EQ(loaded.inputs[0].path, fs::path("s.yaml"));
+  EXPECT_EQ(loaded.inputs[0].sha256, sha256_hex(scenario));
+  EXPECT_EQ(loaded.inputs[1].path, fs::path(model));
+  EXPECT_EQ(loaded.inputs[3].path, fs::path(topology));
+  EXPECT_EQ(loaded.where("training.global_batch"), "s.yaml:6:27");
+  // A refused layout still reports what it read (a sweep records the files of every value).
+  std::vector<InputRecord> read;
+  EXPECT_THROW(load_scenario("s.yaml", parse_overrides({"parallelism.dp=3"}), true, read), InfeasibleLayout);
+  EXPECT_EQ(read.size(), 4u);
 }
 
 }  // namespace

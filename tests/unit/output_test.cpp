@@ -16,6 +16,7 @@
 #include "output/hdf5_reader.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
+#include "output/output_claim.hpp"
 #include "output/table.hpp"
 #include "output/text_table.hpp"
 #include "util/error.hpp"
@@ -48,7 +49,7 @@ class Hdf5Writer : public ::testing::Test {
   fs::path dir_;
 };
 
-FileInfo info() { return {"0.1.0", "podsim collective --op all-reduce", "network: {}\n", 1}; }
+FileInfo info() { return {"0.2.0", "podsim collective --op all-reduce", "network: {}\n", 1}; }
 
 std::vector<Table> sample_tables() {
   Table coll{"collectives", "one row per message size", {}};
@@ -106,7 +107,7 @@ TEST_F(Hdf5Writer, WritesRootAttributesTablesTypesUnitsAndValues) {
   const Hdf5Handle file = open_file(path);
   ASSERT_GE(file.get(), 0);
 
-  EXPECT_EQ(string_attribute(file.get(), "podsim_version"), std::vector<std::string>{"0.1.0"});
+  EXPECT_EQ(string_attribute(file.get(), "podsim_version"), std::vector<std::string>{"0.2.0"});
   EXPECT_EQ(string_attribute(file.get(), "command_line")[0], "podsim collective --op all-reduce");
   EXPECT_EQ(string_attribute(file.get(), "config_yaml")[0], "network: {}\n");
   std::int64_t schema = 0;
@@ -271,6 +272,53 @@ TEST_F(Hdf5Writer, StaleTemporariesOfDeadWritersAreRemovedLiveOnesKept) {
   auto names = dir_entries();
   std::sort(names.begin(), names.end());
   EXPECT_EQ(names, (std::vector<std::string>{other, live}));
+}
+
+/// The InputError message of claiming `path` with `inputs` ("" if it is claimed).
+std::string claim_refusal(const fs::path& path, std::vector<fs::path> inputs = {}) {
+  try {
+    OutputClaim claim(path, inputs);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(Hdf5Writer, ClaimRefusesInputsDevicesDirectoriesAndMissingFolders) {
+  const fs::path input = dir_ / "s.yaml";
+  std::ofstream(input) << "x: 1\n";
+  EXPECT_NE(claim_refusal(input, {input}).find("it is the input file"), std::string::npos);
+  // The same file under another name: a symbolic link or a hard link.
+  fs::create_symlink(input, dir_ / "soft.h5");
+  fs::create_hard_link(input, dir_ / "hard.h5");
+  EXPECT_NE(claim_refusal(dir_ / "soft.h5", {input}).find("it is the input file"), std::string::npos);
+  EXPECT_NE(claim_refusal(dir_ / "hard.h5", {input}).find("it is the input file"), std::string::npos);
+  EXPECT_NE(claim_refusal("/dev/null").find("it is not a regular file"), std::string::npos);
+  EXPECT_NE(claim_refusal(dir_).find("it is a directory"), std::string::npos);
+  EXPECT_NE(claim_refusal(dir_ / "no" / "out.h5").find("does not exist"), std::string::npos);
+  fs::create_symlink(dir_ / "nowhere", dir_ / "dangling.h5");
+  EXPECT_NE(claim_refusal(dir_ / "dangling.h5").find("symbolic link to a file that does not exist"), std::string::npos);
+  std::ofstream(input) << "unchanged\n";
+  EXPECT_EQ(claim_refusal(dir_ / "new.h5", {input}), "");
+}
+
+TEST_F(Hdf5Writer, ClaimIsExclusiveWhileHeldAndReleasedAfter) {
+  const fs::path out = dir_ / "out.h5";
+  {
+    OutputClaim first(out, {});
+    EXPECT_TRUE(fs::exists(dir_ / "out.h5.lock"));
+    const std::string second = claim_refusal(out);
+    EXPECT_NE(second.find("another podsim (process " + std::to_string(::getpid()) + ") is writing it now"),
+              std::string::npos)
+        << second;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out.h5.lock"));
+  EXPECT_EQ(claim_refusal(out), "");
+  // Writing through a symbolic link replaces its target, not the link.
+  std::ofstream(dir_ / "target.h5") << "old";
+  fs::create_symlink(dir_ / "target.h5", dir_ / "link.h5");
+  OutputClaim via_link(dir_ / "link.h5", {});
+  EXPECT_EQ(via_link.path(), fs::canonical(dir_ / "target.h5"));
 }
 
 TEST(Table, BuildersCheckNamesTypesAndLengths) {

@@ -6,7 +6,15 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 #include "util/byte_buffer.hpp"
+#include "util/checked.hpp"
+#include "util/input_file.hpp"
+#include "util/sha256.hpp"
 #include "util/error.hpp"
 #include "util/expression.hpp"
 #include "util/suggest.hpp"
@@ -169,6 +177,74 @@ TEST(ByteBuffer, RoundTripsAndRefusesToReadPastTheEnd) {
   EXPECT_EQ(r.text(), "µ and \0 bytes");
   EXPECT_EQ(r.text(), "");
   EXPECT_ANY_THROW(r.u64());
+}
+
+TEST(Sha256, MatchesTheStandardsTestVectors) {
+  // FIPS 180-4 examples (NIST CSRC), and sha256sum of a one-block-plus-tail message: 56 bytes
+  // need a second padding block, 55 do not.
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(std::string(55, 'x')).size(), 64u);
+  EXPECT_NE(sha256_hex(std::string(55, 'x')), sha256_hex(std::string(56, 'x')));
+}
+
+TEST(Checked, ProductsAndSumsReportOverflow) {
+  EXPECT_EQ(checked_mul(std::int64_t{65536}, std::int64_t{65536}), std::int64_t{4294967296});
+  EXPECT_FALSE(checked_mul(std::int64_t{1} << 32, std::int64_t{1} << 31));
+  EXPECT_FALSE(checked_add(std::numeric_limits<std::int64_t>::max(), std::int64_t{1}));
+  EXPECT_FALSE(checked_mul(std::uint64_t{1} << 32, std::uint64_t{1} << 32));  // 16 axes of 16 values
+  EXPECT_EQ(checked_mul(std::uint64_t{1} << 31, std::uint64_t{1} << 32), std::uint64_t{1} << 63);
+}
+
+TEST(Units, ImplausibleValuesSuggestTheMissingPrefix) {
+  const units::PlausibleRange peak{1e9, 1e18, 3e14, "FLOP/s", "accelerator"};
+  EXPECT_FALSE(units::implausible("275 TFLOP/s", 275e12, peak));
+  EXPECT_EQ(*units::implausible("275 FLOP/s", 275, peak),
+            "\"275 FLOP/s\" is below 1 GFLOP/s, less than any plausible accelerator; did you mean \"275 TFLOP/s\"?");
+  const units::PlausibleRange link{1e6, 1e14, 1e11, "B/s", "link"};
+  // Bits stay bits: 200 Gb/s is 25 GB/s, nearest the typical 100 GB/s.
+  EXPECT_NE(units::implausible("200 b/s", 25, link)->find("did you mean \"200 Gb/s\"?"), std::string::npos);
+  const units::PlausibleRange hbm{1048576.0, 1125899906842624.0, 68719476736.0, "B", "memory", true};
+  EXPECT_NE(units::implausible("80", 80, hbm)->find("did you mean \"80 GiB\"?"), std::string::npos);
+  // Too large to represent, or no prefix that lands in range: no suggestion.
+  EXPECT_EQ(units::implausible("1e300 FLOP/s", 1e300, peak)->find("did you mean"), std::string::npos);
+  EXPECT_THROW(units::parse_bandwidth("1e308 TB/s"), InputError);
+  EXPECT_THROW(units::parse_duration("1e300 s"), InputError);
+}
+
+class InputFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) / ("podsim_input_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string refusal(const std::filesystem::path& file, std::uintmax_t max = kMaxInputFileBytes) {
+    try {
+      (void)read_input_file(file, "f", max);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(InputFiles, OnlyBoundedRegularTextFilesAreRead) {
+  std::ofstream(dir_ / "ok.yaml") << "a: 1\n";
+  EXPECT_EQ(read_input_file(dir_ / "ok.yaml", "f"), "a: 1\n");
+  EXPECT_EQ(refusal(dir_ / "missing"), "f: cannot open: no such file");
+  EXPECT_EQ(refusal(dir_), "f: cannot open: it is a directory");
+  EXPECT_EQ(refusal("/dev/zero"), "f: cannot open: it is not a regular file (a device, pipe or socket); podsim reads only files");
+  EXPECT_EQ(refusal(dir_ / "ok.yaml", 4), "f: cannot open: it is 5.00 B; podsim reads input files of up to 4.00 B");
+  std::ofstream(dir_ / "nul.yaml", std::ios::binary) << std::string("ab\0c", 4);
+  EXPECT_EQ(refusal(dir_ / "nul.yaml"), "f: not a text file (a NUL byte at offset 2)");
+  std::ofstream(dir_ / "r.h5", std::ios::binary) << std::string(kHdf5Signature, 8) << "rest";
+  EXPECT_TRUE(is_hdf5_file(dir_ / "r.h5"));
+  EXPECT_NE(refusal(dir_ / "r.h5").find("f: this is an HDF5 file (a podsim result?)"), std::string::npos);
 }
 
 }  // namespace

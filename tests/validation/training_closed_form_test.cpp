@@ -7,6 +7,7 @@
 #include "memory/memory_model.hpp"
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
+#include "parallelism/work_bounds.hpp"
 #include "runtime/step_executor.hpp"
 
 namespace podsim {
@@ -297,6 +298,61 @@ TEST(Accounting, ASlowInputPipelineShowsAsInputStall) {
   const SimTime c = compute(fast.stages[0]) / 8;
   EXPECT_EQ(category(slow.stages[0], TimeCategory::kInputStall), 6 * P - 7 * c);
   expect_exact_partition(slow);
+}
+
+TEST(WorkEstimate, CountsTheTasksTheBuilderMakes) {
+  // The budget check refuses a step before it is built, so its estimate must be the real
+  // count: within 10 % over pipelines, ZeRO stages, recompute levels and tensor parallelism.
+  const auto m = uniform_model(16);
+  for (int pp : {1, 4}) {
+    for (int zero : {1, 3}) {
+      for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+        for (int tp : {1, 4}) {
+          ParallelSpec p;
+          p.dp = 2;
+          p.tp = tp;
+          p.pp = pp;
+          p.zero = zero;
+          p.sequence_parallel = tp > 1;
+          p.schedule = pp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB;
+          p.virtual_stages = pp > 1 ? 2 : 1;
+          TrainingSpec t;
+          t.global_batch = 64;
+          t.recompute = r;
+          const auto plan = parallelism::build_step(m, chip(), p, t);
+          double tasks = 0;
+          for (const auto& stage : plan.stages) tasks += static_cast<double>(stage.tasks.size());
+          const double estimate = parallelism::estimate_work(m, p, t).tasks;
+          EXPECT_NEAR(estimate / tasks, 1.0, 0.10) << "pp " << pp << " zero " << zero << " tp " << tp << " recompute "
+                                                   << parallelism::recompute_name(r) << ": " << estimate << " vs " << tasks;
+        }
+      }
+    }
+  }
+}
+
+TEST(WorkEstimate, RefusesWhatTheClockCannotHold) {
+  const auto m = uniform_model(16);
+  ParallelSpec p;
+  p.dp = 8;
+  TrainingSpec t;
+  t.global_batch = 1 << 30;  // 2^31 · 2048 tokens × ~2.4e9 FLOP per token / 8 chips at 275 TFLOP/s ≈ 4.6e6 s > 13.3 days
+  try {
+    parallelism::check_representable(m, chip(), p, t, 8);
+    ADD_FAILURE() << "accepted";
+  } catch (const parallelism::LayoutError& e) {
+    EXPECT_EQ(e.key(), "training.global_batch");
+  }
+  t.global_batch = 64;
+  t.input.samples_per_s = 1e-6;  // 8 samples per replica: 8e6 s
+  try {
+    parallelism::check_representable(m, chip(), p, t, 8);
+    ADD_FAILURE() << "accepted";
+  } catch (const parallelism::LayoutError& e) {
+    EXPECT_EQ(e.key(), "training.input.samples_per_s");
+  }
+  t.input.samples_per_s = 1;
+  EXPECT_NO_THROW(parallelism::check_representable(m, chip(), p, t, 8));
 }
 
 }  // namespace

@@ -1,0 +1,113 @@
+#include "cli/report_command.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "output/hdf5_reader.hpp"
+#include "output/text_table.hpp"
+#include "util/error.hpp"
+#include "util/input_file.hpp"
+#include "util/suggest.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+/// A value as text: reals with enough digits to round-trip what a reader needs.
+std::string cell(const output::Column& c, std::size_t row) {
+  if (std::holds_alternative<std::vector<double>>(c.values)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.10g", c.reals()[row]);
+    return buf;
+  }
+  if (std::holds_alternative<std::vector<std::int64_t>>(c.values)) return std::to_string(c.ints()[row]);
+  return c.texts()[row];
+}
+
+std::string header(const output::Column& c) {
+  return c.unit.empty() || c.unit == "1" ? c.name : c.name + " [" + c.unit + "]";
+}
+
+/// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out(1, '"');
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+  return out;
+}
+
+std::string render_csv(const output::Table& t) {
+  std::string out;
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    if (c > 0) out += ',';
+    out += csv_field(t.columns[c].name);
+  }
+  out += '\n';
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      if (c > 0) out += ',';
+      out += csv_field(cell(t.columns[c], r));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string render_text(const output::Table& t, std::size_t max_rows) {
+  std::ostringstream out;
+  out << "/" << t.name << " — " << t.description << " (" << t.rows() << (t.rows() == 1 ? " row" : " rows") << ")\n";
+  if (t.rows() == 1) {
+    // One row of many columns reads better as name = value lines.
+    output::TextTable table({"", ""});
+    for (const auto& c : t.columns) table.add_row({header(c), cell(c, 0)});
+    out << table.render();
+    return out.str();
+  }
+  std::vector<std::string> headers;
+  for (const auto& c : t.columns) headers.push_back(header(c));
+  output::TextTable table(headers);
+  const std::size_t shown = std::min(t.rows(), max_rows);
+  for (std::size_t r = 0; r < shown; ++r) {
+    std::vector<std::string> row;
+    for (const auto& c : t.columns) row.push_back(cell(c, r));
+    table.add_row(std::move(row));
+  }
+  out << table.render();
+  if (shown < t.rows()) out << "… " << t.rows() - shown << " more rows (--csv " << t.name << " prints them all)\n";
+  return out.str();
+}
+
+}  // namespace
+
+void run_report(const ReportOptions& options, const Invocation& invocation) {
+  if (!invocation.prints()) return;
+  if (!is_hdf5_file(options.file)) {
+    // read_input_file says what the file is instead (missing, a directory, YAML text…).
+    (void)read_input_file(options.file, options.file);
+    throw InputError(options.file + ": not an HDF5 file; podsim report reads the results podsim writes with -o");
+  }
+  const std::vector<std::string> names = output::table_names(options.file);
+  if (options.scenario) {
+    std::cout << output::read_hdf5(options.file, names.empty() ? "" : names.front()).config_yaml;
+    return;
+  }
+  if (!options.csv.empty()) {
+    if (std::find(names.begin(), names.end(), options.csv) == names.end()) {
+      throw InputError("--csv " + options.csv + ": " + options.file + " has no table \"" + options.csv + "\"" +
+                       did_you_mean(options.csv, names) + "; it has " + join_choices(names));
+    }
+    std::cout << render_csv(*output::read_hdf5(options.file, options.csv).table);
+    return;
+  }
+  const output::StoredFile info = output::read_hdf5(options.file, "");
+  std::cout << options.file << ": written by podsim " << info.podsim_version << "\n";
+  for (const auto& name : names) std::cout << "\n" << render_text(*output::read_hdf5(options.file, name).table, options.max_rows);
+}
+
+}  // namespace podsim::cli
