@@ -1,9 +1,7 @@
 #include "output/hdf5_writer.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
 
 #include <cstdint>
 #include <cstring>
@@ -220,20 +218,6 @@ void write_hdf5(const fs::path& path, const FileInfo& info, const std::vector<Ta
     std::error_code ignored;
     fs::remove(temp, ignored);
     throw SimulationError("cannot write " + path.string() + ": " + e.what());
-  }
-}
-
-void remove_stale_temporaries(const fs::path& path) {
-  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  const std::string prefix = path.filename().string() + ".tmp.";
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    const std::string pid = name.substr(prefix.size());
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9) continue;
-    // Signal 0 only asks whether the process exists; ESRCH means it does not.
-    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
   }
 }
 

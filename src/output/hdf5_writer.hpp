@@ -25,8 +25,4 @@ void check_output_path(const std::filesystem::path& path);
 void write_hdf5(const std::filesystem::path& path, const FileInfo& info,
                 const std::vector<Table>& tables);
 
-/// Removes "<path>.tmp.<pid>" files left by writers that were killed (their process is gone);
-/// a command that rewrites `path` again and again calls it before it starts.
-void remove_stale_temporaries(const std::filesystem::path& path);
-
 }  // namespace podsim::output

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "output/hdf5_writer.hpp"
 #include "util/error.hpp"
 
 namespace podsim::output {
@@ -86,12 +85,26 @@ OutputClaim::OutputClaim(const fs::path& path, std::span<const fs::path> inputs)
         // The lock holds without the pid; only the message of a refused writer is poorer.
       }
       lock_fd_ = fd;
-      remove_stale_temporaries(path_);
+      remove_other_temporaries();
       return;
     }
     ::close(fd);
   }
   throw InputError(cannot + "its lock file " + lock_path_.string() + " keeps changing; is another podsim starting?");
+}
+
+void OutputClaim::remove_other_temporaries() const {
+  // Whoever wrote "<output>.tmp.<pid>" is gone or not writing: it would hold the lock. (A
+  // writer killed a moment ago may still exist as a zombie, so asking whether its process
+  // exists is not enough.)
+  const fs::path dir = path_.parent_path().empty() ? fs::path(".") : path_.parent_path();
+  const std::string prefix = path_.filename().string() + ".tmp.";
+  const std::string own = prefix + std::to_string(::getpid());
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name != own) fs::remove(entry.path(), ec);
+  }
 }
 
 OutputClaim::~OutputClaim() {

@@ -28,7 +28,8 @@ class OutputClaim {
   /// - after following symbolic links, it is the same file as one of `inputs` (the files the
   ///   command reads; hard links count);
   /// - another process holds the claim.
-  /// Then removes "<output>.tmp.<pid>" files whose writer is gone.
+  /// Then removes "<output>.tmp.<pid>" files of other processes: with the lock held, their
+  /// writers are gone.
   OutputClaim(const std::filesystem::path& path, std::span<const std::filesystem::path> inputs);
   ~OutputClaim();
   OutputClaim(const OutputClaim&) = delete;
@@ -39,6 +40,8 @@ class OutputClaim {
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  void remove_other_temporaries() const;
+
   std::filesystem::path path_;
   std::filesystem::path lock_path_;
   int lock_fd_ = -1;

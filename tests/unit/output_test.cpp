@@ -263,15 +263,15 @@ TEST_F(Hdf5Writer, ReaderRefusesWhatIsNotAPodsimFile) {
   EXPECT_THROW(read_hdf5(dir_ / "missing.h5", "sweep"), InputError);
 }
 
-TEST_F(Hdf5Writer, StaleTemporariesOfDeadWritersAreRemovedLiveOnesKept) {
-  const fs::path path = dir_ / "out.h5";
-  // PID 1 always exists; 2^22 + 1 is above Linux's largest PID, so no process has it.
-  const std::string live = "out.h5.tmp.1", dead = "out.h5.tmp.4194305", other = "other.h5.tmp.4194305";
-  for (const auto& name : {live, dead, other}) std::ofstream(dir_ / name) << "x";
-  remove_stale_temporaries(path);
+TEST_F(Hdf5Writer, AClaimRemovesTheTemporariesOfOtherWritersOfItsFileOnly) {
+  // With the lock held no other process writes out.h5: a temporary of another process id is
+  // a killed writer's, even if that process still exists (a zombie not yet reaped).
+  const std::string killed = "out.h5.tmp.1", other = "other.h5.tmp.4194305";
+  for (const auto& name : {killed, other}) std::ofstream(dir_ / name) << "x";
+  OutputClaim claim(dir_ / "out.h5", {});
   auto names = dir_entries();
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{other, live}));
+  EXPECT_EQ(names, (std::vector<std::string>{"other.h5.tmp.4194305", "out.h5.lock"}));
 }
 
 /// The InputError message of claiming `path` with `inputs` ("" if it is claimed).
