@@ -185,8 +185,8 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
 
   Table links;
   links.name = "links";
-  links.description = "one row per directed link that carried traffic during the step (on the analytical "
-                      "network only one group per parallelism axis is simulated: see docs/runtime.md)";
+  links.description = "one row per directed link that carried traffic during the step, every group of every "
+                      "axis; links are shared by whatever is in flight, so utilization <= 1 (docs/runtime.md)";
   links.add_int("link", "1");
   links.add_int("src", "1");
   links.add_int("dst", "1");

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "collectives/collective_spec.hpp"
+#include "network/link_sharing.hpp"
 #include "parallelism/step_program.hpp"
 #include "util/sim_time.hpp"
 
@@ -20,19 +24,37 @@ inline collectives::Op collective_op(parallelism::CommOp op) {
   }
 }
 
-/// How long communication takes. The executor asks; implementations simulate it on a
-/// network (NetworkCommModel) or, in tests, answer with closed forms.
+/// How one communication occupies the network: what the shared-link solver needs.
+///
+/// Alone it takes latency_ps + bandwidth_ps. The bandwidth part is the busy time of its
+/// busiest link; while other communications share its links it stretches (their rates are
+/// max-min fair, network/link_sharing.hpp). The latency part (α terms, pipeline fill, waits
+/// inside the algorithm) does not.
+struct CommProfile {
+  SimTime latency_ps = 0;
+  SimTime bandwidth_ps = 0;
+  /// Link classes it loads at full speed, as fractions of each class's busiest link
+  /// (1 on its own bottleneck). Empty: it shares nothing (tests' closed forms).
+  std::vector<network::ResourceUse> uses;
+
+  SimTime alone_ps() const { return latency_ps + bandwidth_ps; }
+};
+
+/// How communication occupies the network. The executor asks; implementations simulate it
+/// on a network (NetworkCommModel) or, in tests, answer with closed forms.
 class CommModel {
  public:
   virtual ~CommModel() = default;
   /// A collective of `bytes` (S, nccl-tests sense) on `axis`, run by every group of that
   /// axis at once. `stage`/`peer` identify the stages of a kOther collective.
-  virtual SimTime collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
-                             int peer) = 0;
+  virtual const CommProfile& collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
+                                        int peer) = 0;
   /// A pipeline message of `bytes` from every chip of stage `from` to its peer in `to`.
-  virtual SimTime send(int from, int to, double bytes) = 0;
+  virtual const CommProfile& send(int from, int to, double bytes) = 0;
   /// Chips in one group of `axis` (to turn S into bytes each chip sends).
   virtual int group_size(parallelism::CommAxis axis) const = 0;
+  /// Resources (link classes) that profiles' uses refer to.
+  virtual std::size_t resources() const = 0;
 };
 
 }  // namespace podsim::runtime

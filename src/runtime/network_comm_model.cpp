@@ -1,5 +1,6 @@
 #include "runtime/network_comm_model.hpp"
 
+#include <algorithm>
 
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
@@ -14,14 +15,14 @@ using parallelism::CommOp;
 /// The position of "tp", "dp", "pp" in axis_index_.
 std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == CommAxis::kDp ? 1 : 2; }
 
-}  // namespace
-
-std::vector<collectives::Group> NetworkCommModel::representative_or_all(std::vector<collectives::Group> groups) const {
-  // Without contention, groups of one axis cannot slow each other, and every group has
-  // the same shape: one of them gives the time (and, by symmetry, the busiest link).
-  if (net_.fidelity == network::Fidelity::kAnalytical && groups.size() > 1) groups.resize(1);
-  return groups;
+/// Busiest link's busy time in `r`.
+SimTime busiest(const collectives::ScheduleResult& r) {
+  SimTime most = 0;
+  for (const auto& l : r.links) most = std::max(most, l.busy_ps);
+  return most;
 }
+
+}  // namespace
 
 NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
                                    const network::NetworkSpec& net, collectives::ScheduleExecutor& executor)
@@ -30,7 +31,20 @@ NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topolog
       net_(net),
       executor_(executor),
       link_count_(topo.links().size()),
-      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp")} {}
+      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp")} {
+  // Link classes: (tier, axis, direction, pipeline stage of the chip end; -1 between switches).
+  std::map<std::tuple<int, int, int, int>, std::uint32_t> classes;
+  const auto pp = static_cast<std::size_t>(axis_index_[2]);
+  link_class_.reserve(link_count_);
+  for (const auto& link : topo.links()) {
+    const topology::VertexId chip_end = link.src < topo.chips() ? link.src : link.dst;
+    const int stage = chip_end < topo.chips() ? mesh.coords(chip_end)[pp] : -1;
+    const auto key = std::make_tuple(static_cast<int>(link.tier), link.axis, link.dir, stage);
+    const auto it = classes.emplace(key, static_cast<std::uint32_t>(classes.size())).first;
+    link_class_.push_back(it->second);
+  }
+  class_count_ = classes.size();
+}
 
 std::vector<LinkLoad> NetworkCommModel::link_loads() const {
   std::vector<LinkLoad> loads(link_count_);
@@ -41,6 +55,10 @@ std::vector<LinkLoad> NetworkCommModel::link_loads() const {
     }
   }
   return loads;
+}
+
+void NetworkCommModel::reset_uses() {
+  for (auto& [key, result] : cache_) result.uses = 0;
 }
 
 int NetworkCommModel::group_size(CommAxis axis) const {
@@ -62,62 +80,108 @@ std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, 
   for (const auto& mg : groups_of(logical_axis)) {
     if (mesh_.coords(mg.chips.front())[static_cast<std::size_t>(pp)] == stage) in_stage.push_back(mg);
   }
-  return representative_or_all(std::move(in_stage));
+  return in_stage;
 }
 
-NetworkCommModel::Result NetworkCommModel::run(const collectives::Schedule& schedule) {
-  // One analytical group is tiny: every process runs it whole (the answer is the same).
-  const collectives::ScheduleResult r = net_.fidelity == network::Fidelity::kAnalytical
-                                            ? collectives::run_schedule(topo_, net_, schedule)
-                                            : executor_.run(topo_, net_, schedule);
+collectives::ScheduleResult NetworkCommModel::run(const collectives::Schedule& schedule) {
+  // An analytical run is cheap: every process runs it whole (the answer is the same).
+  return net_.fidelity == network::Fidelity::kAnalytical ? collectives::run_schedule(topo_, net_, schedule)
+                                                         : executor_.run(topo_, net_, schedule);
+}
+
+NetworkCommModel::Result NetworkCommModel::profile_of(const collectives::ScheduleResult& all, SimTime own_time,
+                                                      SimTime own_bandwidth) const {
   Result out;
-  out.time_ps = r.finish_ps.empty() ? 0 : r.finish_ps[0];
-  for (std::size_t l = 0; l < r.links.size(); ++l) {
-    if (r.links[l].bytes > 0) out.links.push_back({static_cast<topology::LinkId>(l), LinkLoad{r.links[l].bytes, r.links[l].busy_ps}});
+  const SimTime bandwidth = busiest(all);
+  out.profile.bandwidth_ps = bandwidth;
+  out.profile.latency_ps = std::max<SimTime>(0, own_time - own_bandwidth);
+  std::vector<double> fraction(class_count_, 0.0);
+  for (std::size_t l = 0; l < all.links.size(); ++l) {
+    const auto& usage = all.links[l];
+    if (usage.bytes <= 0) continue;
+    out.links.push_back({static_cast<topology::LinkId>(l), LinkLoad{usage.bytes, usage.busy_ps}});
+    if (bandwidth > 0) {
+      double& f = fraction[link_class_[l]];
+      f = std::max(f, static_cast<double>(usage.busy_ps) / static_cast<double>(bandwidth));
+    }
+  }
+  for (std::size_t c = 0; c < class_count_; ++c) {
+    if (fraction[c] > 0) out.profile.uses.push_back({static_cast<std::uint32_t>(c), fraction[c]});
   }
   return out;
 }
 
-SimTime NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
+collectives::ScheduleResult NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
+  // What the analytical network charges each link for a transfer (AnalyticalNetwork::send),
+  // summed without simulating: loads do not depend on when the transfers run.
+  collectives::ScheduleResult out;
+  out.links.resize(link_count_);
+  for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
+    const collectives::PlannedTransfer& t = schedule.transfer(i);
+    const auto size = static_cast<double>(t.bytes);
+    for (topology::VertexId at = t.src; at != t.dst;) {
+      const topology::LinkId id = topo_.next_link(at, t.dst);
+      const topology::Link& link = topo_.link(id);
+      out.links[id].bytes += size;
+      out.links[id].busy_ps += transfer_time_ps(size, link.bandwidth_Bps);
+      at = link.dst;
+    }
+  }
+  return out;
+}
+
+template <typename Lower>
+NetworkCommModel::Result NetworkCommModel::measure(Lower&& lower) {
+  collectives::Schedule all;
+  lower(all, false);
+  if (net_.fidelity != network::Fidelity::kAnalytical) {
+    // Simulated together: the time already includes what the groups do to each other.
+    const collectives::ScheduleResult every = run(all);
+    return profile_of(every, every.finish_ps.empty() ? 0 : every.finish_ps[0], busiest(every));
+  }
+  collectives::Schedule one;
+  lower(one, true);
+  const collectives::ScheduleResult own = run(one);
+  return profile_of(route_loads(all), own.finish_ps.empty() ? 0 : own.finish_ps[0], busiest(own));
+}
+
+const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
+  static const CommProfile kNothing{};
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
-  if (size == 0) return 0;
+  if (size == 0) return kNothing;
   if (axis == CommAxis::kOther) {
     // The tied-embedding sum: every chip of one stage with its peer in the other stage.
     const int lo = std::min(stage, peer);
     const int hi = std::max(stage, peer);
-    return use(Key{int(axis), int(op), size, lo, hi}, [&] {
-      const int pp = axis_index_[2];
+    return use(Key{int(axis), int(op), size, lo, hi}, [&](collectives::Schedule& schedule, bool one_group) {
       std::vector<collectives::Group> pairs;
-      for (const auto& mg : representative_or_all(groups_of(pp))) {
+      for (const auto& mg : groups_of(axis_index_[2])) {
         pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
         pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
+        if (one_group) break;
       }
-      collectives::Schedule schedule;
       collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kRing, size}, pairs, 0, schedule);
-      return run(schedule);
     });
   }
   const int logical = axis_index_[slot(axis)];
-  if (group_size(axis) < 2) return 0;
-  return use(Key{int(axis), int(op), size, stage, -1}, [&] {
-    collectives::Schedule schedule;
-    collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, axis_groups(logical, stage),
-                                  0, schedule);
-    return run(schedule);
+  if (group_size(axis) < 2) return kNothing;
+  return use(Key{int(axis), int(op), size, stage, -1}, [&](collectives::Schedule& schedule, bool one_group) {
+    std::vector<collectives::Group> groups = axis_groups(logical, stage);
+    if (one_group) groups.resize(1);
+    collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, groups, 0, schedule);
   });
 }
 
-SimTime NetworkCommModel::send(int from, int to, double bytes) {
+const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
-  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
-    // Every chip of stage `from` sends to its counterpart in stage `to` at once.
-    collectives::Schedule schedule;
-    const int pp = axis_index_[2];
-    for (const auto& mg : representative_or_all(groups_of(pp))) {
-      schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
-    }
-    return run(schedule);
-  });
+  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to},
+             [&](collectives::Schedule& schedule, bool one_group) {
+               // Every chip of stage `from` sends to its counterpart in stage `to` at once.
+               for (const auto& mg : groups_of(axis_index_[2])) {
+                 schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
+                 if (one_group) break;
+               }
+             });
 }
 
 }  // namespace podsim::runtime

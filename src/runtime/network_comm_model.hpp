@@ -20,16 +20,28 @@ struct LinkLoad {
   SimTime busy_ps = 0;
 };
 
-/// Communication simulated on the network model of a scenario.
+/// Communication of a step measured on the network model of a scenario.
 ///
 /// Every distinct communication (axis, operation, size, stage) is lowered with the
 /// collectives module — every group of that parallelism axis in that pipeline stage at
-/// once, as a sharded program runs them — and simulated once on the network (analytical or
-/// contention-aware); the time is then reused for every occurrence. So contention between the groups of one axis is modelled;
-/// contention between different axes overlapping in time is not (docs/runtime.md).
-/// Each occurrence adds the simulated per-link load to the step's link totals. On the
-/// analytical network groups cannot interfere and all have one shape, so one group per
-/// axis is simulated: the times are the same, and link loads cover that group's links.
+/// once, as a sharded program runs them — and measured once on the network; every
+/// occurrence reuses the measurement. The measurement is a CommProfile: the busy time of the
+/// busiest link (the bandwidth part), the rest of its time alone (the latency part), and how
+/// much of each *link class* it loads. At run time the executor shares link classes among
+/// all communications in flight (network::LinkSharing), so overlapping axes, streams and
+/// stages slow each other and no link is ever busier than 100 %.
+///
+/// A link class is the set of directed links of one tier, topology axis and direction whose
+/// chip end belongs to one pipeline stage (links between two switches form a class shared
+/// by every stage). Under the placement's symmetry the links of a class carry the same load;
+/// a class's fraction is that of its busiest link, so where loads are uneven the sharing errs
+/// towards contention.
+///
+/// Analytical network: the α-β time of one group gives the latency part (groups cannot
+/// delay each other inside the model); the load of every group on every link gives the
+/// bandwidth part, so groups of one axis that cross the same links (dp x[2 every 8] routes
+/// through eight others' links) take the time that link needs. Contention-aware network:
+/// every group is simulated together, chunks contending link by link.
 class NetworkCommModel final : public CommModel {
  public:
   /// `topo` should already carry the hardware's link efficiencies. Contention-aware runs
@@ -37,34 +49,45 @@ class NetworkCommModel final : public CommModel {
   NetworkCommModel(const topology::Topology& topo, const topology::DeviceMesh& mesh,
                    const network::NetworkSpec& net, collectives::ScheduleExecutor& executor);
 
-  SimTime collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage, int peer) override;
-  SimTime send(int from, int to, double bytes) override;
+  const CommProfile& collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
+                                int peer) override;
+  const CommProfile& send(int from, int to, double bytes) override;
   int group_size(parallelism::CommAxis axis) const override;
+  std::size_t resources() const override { return class_count_; }
 
   /// Per directed link: load summed over every communication of the step so far.
   std::vector<LinkLoad> link_loads() const;
   /// Distinct communications simulated (cache misses).
   std::size_t simulated() const { return cache_.size(); }
+  /// Forgets how often each communication occurred (the step is run again); keeps what was
+  /// measured.
+  void reset_uses();
 
  private:
   struct Result {
-    SimTime time_ps = 0;
-    std::vector<std::pair<topology::LinkId, LinkLoad>> links;  // links it used
+    CommProfile profile;
+    std::vector<std::pair<topology::LinkId, LinkLoad>> links;  // links it used, every group
     std::uint64_t uses = 0;                                     // occurrences in the step
   };
   using Key = std::tuple<int, int, std::uint64_t, int, int>;
 
-  /// The time of communication `key`, simulated on first use; counts the occurrence.
-  template <typename Simulate>
-  SimTime use(const Key& key, Simulate&& simulate) {
+  /// The profile of communication `key`, measured on first use; counts the occurrence.
+  template <typename Lower>
+  const CommProfile& use(const Key& key, Lower&& lower) {
     auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, simulate()).first;
+    if (it == cache_.end()) it = cache_.emplace(key, measure(std::forward<Lower>(lower))).first;
     ++it->second.uses;
-    return it->second.time_ps;
+    return it->second.profile;
   }
-  Result run(const collectives::Schedule& schedule);
+  /// Lowers with `lower(schedule, groups_wanted)` — every group, and on the analytical
+  /// network also one group alone — runs them and derives the profile.
+  template <typename Lower>
+  Result measure(Lower&& lower);
+  Result profile_of(const collectives::ScheduleResult& all, SimTime own_time, SimTime own_bandwidth) const;
+  collectives::ScheduleResult run(const collectives::Schedule& schedule);
+  /// The link loads the analytical network gives `schedule`, without running it.
+  collectives::ScheduleResult route_loads(const collectives::Schedule& schedule) const;
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
-  std::vector<collectives::Group> representative_or_all(std::vector<collectives::Group> groups) const;
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
   const std::vector<collectives::Group>& groups_of(int logical_axis);
 
@@ -76,6 +99,8 @@ class NetworkCommModel final : public CommModel {
   std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;
   int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"
+  std::vector<std::uint32_t> link_class_;
+  std::size_t class_count_ = 0;
 };
 
 }  // namespace podsim::runtime

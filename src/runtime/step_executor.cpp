@@ -1,6 +1,7 @@
 #include "runtime/step_executor.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "collectives/collective_spec.hpp"
@@ -17,7 +18,7 @@ using parallelism::Stream;
 using parallelism::Task;
 using parallelism::TaskKind;
 
-enum EventKind : std::uint32_t { kTaskDone = 1, kMessage = 2, kWake = 3 };
+enum EventKind : std::uint32_t { kTaskDone = 1, kMessage = 2, kWake = 3, kBandwidthDone = 4, kCommDone = 5 };
 constexpr SimTime kNotDone = -1;
 
 TimeCategory compute_category(parallelism::ComputeCategory c) {
@@ -48,9 +49,8 @@ TimeCategory comm_category(CommAxis axis) {
 
 class Executor final : public core::EventHandler {
  public:
-  Executor(const parallelism::StepPlan& plan, CommModel& comm, const parallelism::InputPipelineSpec& input,
-           int micro_batch)
-      : plan_(plan), comm_(comm), input_(input, micro_batch), stages_(plan.stages.size()) {
+  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input)
+      : plan_(plan), comm_(comm), input_(input), stages_(plan.stages.size()), sharing_(comm.resources()) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -100,6 +100,18 @@ class Executor final : public core::EventHandler {
       st.streams[static_cast<std::size_t>(t.stream)].busy = false;
     } else if (e.kind == kMessage) {
       st.messages[static_cast<std::uint32_t>(e.a)] = Arrival{sim.now(), static_cast<SimTime>(e.b)};
+    } else if (e.kind == kBandwidthDone) {
+      Flight& f = flights_[e.a];
+      if (f.version != e.b) return;  // rescheduled since: a later event stands for it
+      // Its bytes are through: it frees its share of the links, then pays its latency.
+      sharing_.remove(f.activity);
+      f.activity = kNoActivity;
+      reschedule(sim);
+      sim.schedule(sim.now() + f.latency_ps, static_cast<core::EntityId>(s), static_cast<core::EntityId>(s), kCommDone,
+                   e.a);
+      return;
+    } else if (e.kind == kCommDone) {
+      complete(sim, static_cast<std::uint32_t>(e.a));
     }
     advance(sim, s);
   }
@@ -114,6 +126,22 @@ class Executor final : public core::EventHandler {
     SimTime at = 0;
     SimTime issued = 0;  // when the sender had the data ready
   };
+  static constexpr network::LinkSharing::ActivityId kNoActivity = 0xFFFF'FFFFu;
+
+  /// A communication task in flight: first its bandwidth part, on the shared links at the
+  /// rate the solver gives it, then its latency part.
+  struct Flight {
+    std::size_t stage = 0;
+    std::uint32_t task = 0;
+    SimTime start = 0;
+    SimTime latency_ps = 0;
+    double remaining_ps = 0;  // bandwidth work left, in picoseconds at full rate
+    double rate = 0;
+    SimTime since = 0;        // when remaining_ps was last brought up to date
+    std::uint64_t version = 0;
+    network::LinkSharing::ActivityId activity = kNoActivity;
+  };
+
   struct State {
     std::array<StreamState, parallelism::kStreams> streams;
     std::vector<SimTime> finish;
@@ -121,6 +149,8 @@ class Executor final : public core::EventHandler {
     SimTime compute_free_since = 0;
     SimTime last_finish = 0;
     SimTime wake_at = kNotDone;
+    std::array<int, kCommAxes> in_flight{};         // communications per axis now running
+    std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
     StageResult result;
   };
 
@@ -227,37 +257,97 @@ class Executor final : public core::EventHandler {
         stream.busy = true;
         sim.schedule(now + t.duration_ps, self, self, kTaskDone, index);
         return true;
-      case TaskKind::kCollective: {
-        const SimTime d = comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer);
-        if (on_compute) {
-          classify_wait(st, program, t, now, 0);
-          add(st, comm_category(t.axis), now, now + d);
-        }
-        account_comm(st, t, d);
-        stream.busy = true;
-        sim.schedule(now + d, self, self, kTaskDone, index);
+      case TaskKind::kCollective:
+        if (on_compute) classify_wait(st, program, t, now, 0);
+        launch(sim, s, index, comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer));
         return true;
-      }
-      case TaskKind::kSend: {
-        const SimTime d = comm_.send(program.stage, t.peer, t.bytes);
-        account_comm(st, t, d);
-        stream.busy = true;
-        sim.schedule(now + d, self, static_cast<core::EntityId>(t.peer), kMessage, t.message,
-                     static_cast<std::uint64_t>(latest_dep(st, program, t)));
-        sim.schedule(now + d, self, self, kTaskDone, index);
+      case TaskKind::kSend:
+        launch(sim, s, index, comm_.send(program.stage, t.peer, t.bytes));
         return true;
-      }
     }
     return false;
   }
 
-  void account_comm(State& st, const Task& t, SimTime d) {
+  /// Starts communication task `index` of stage `s` with its profile: its bandwidth part
+  /// joins the shared links (or it is pure latency).
+  void launch(core::Simulator& sim, std::size_t s, std::uint32_t index, const CommProfile& profile) {
+    State& st = stages_[s];
+    const Task& t = plan_.stages[s].tasks[index];
+    st.streams[static_cast<std::size_t>(t.stream)].busy = true;
     const auto axis = static_cast<std::size_t>(t.axis);
-    st.result.comm_busy_ps[axis] += d;
+    if (st.in_flight[axis]++ == 0) st.busy_since[axis] = sim.now();
     // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
     const collectives::Op op = t.kind == TaskKind::kSend ? collectives::Op::kSendRecv : collective_op(t.op);
     const auto n = static_cast<std::uint32_t>(comm_.group_size(t.axis));
     st.result.comm_bytes[axis] += t.bytes * collectives::bus_bandwidth_factor(op, n);
+
+    std::uint32_t id;
+    if (!free_flights_.empty()) {
+      id = free_flights_.back();
+      free_flights_.pop_back();
+    } else {
+      id = static_cast<std::uint32_t>(flights_.size());
+      flights_.emplace_back();
+    }
+    Flight& f = flights_[id];
+    f = Flight{};
+    f.stage = s;
+    f.task = index;
+    f.start = sim.now();
+    f.latency_ps = profile.latency_ps;
+    f.since = sim.now();
+    const auto self = static_cast<core::EntityId>(s);
+    if (profile.bandwidth_ps <= 0) {
+      sim.schedule(sim.now() + profile.latency_ps, self, self, kCommDone, id);
+      return;
+    }
+    f.remaining_ps = static_cast<double>(profile.bandwidth_ps);
+    f.activity = sharing_.add(profile.uses);
+    if (activity_flight_.size() <= f.activity) activity_flight_.resize(f.activity + 1);
+    activity_flight_[f.activity] = id;
+    reschedule(sim);
+  }
+
+  /// Brings every flight whose rate the solver changed up to date and schedules the end of
+  /// its bandwidth part anew (the old event is recognised as stale by its version).
+  void reschedule(core::Simulator& sim) {
+    const SimTime now = sim.now();
+    for (network::LinkSharing::ActivityId a : sharing_.solve()) {
+      const std::uint32_t id = activity_flight_[a];
+      Flight& f = flights_[id];
+      f.remaining_ps = std::max(0.0, f.remaining_ps - f.rate * static_cast<double>(now - f.since));
+      f.since = now;
+      f.rate = sharing_.rate(a);
+      // Versions are unique over the run: a flight id is reused, and a stale event of its
+      // previous occupant must not match.
+      f.version = ++versions_;
+      const double left = std::ceil(f.remaining_ps / f.rate);
+      if (!(left <= static_cast<double>(kMaxStepPs))) {
+        throw SimulationError("a communication would end beyond the simulator's horizon of 2^60 ps");
+      }
+      const auto self = static_cast<core::EntityId>(f.stage);
+      sim.schedule(now + static_cast<SimTime>(left), self, self, kBandwidthDone, id, f.version);
+    }
+  }
+
+  /// Flight `id` has delivered: its task finishes (a send's message reaches its peer).
+  void complete(core::Simulator& sim, std::uint32_t id) {
+    const Flight f = flights_[id];
+    free_flights_.push_back(id);
+    State& st = stages_[f.stage];
+    const auto& program = plan_.stages[f.stage];
+    const Task& t = program.tasks[f.task];
+    const SimTime now = sim.now();
+    const auto axis = static_cast<std::size_t>(t.axis);
+    if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
+    if (t.stream == Stream::kCompute) add(st, comm_category(t.axis), f.start, now);
+    if (t.kind == TaskKind::kSend) {
+      const auto self = static_cast<core::EntityId>(f.stage);
+      sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage, t.message,
+                   static_cast<std::uint64_t>(latest_dep(st, program, t)));
+    }
+    finish(f.stage, f.task, now);
+    st.streams[static_cast<std::size_t>(t.stream)].busy = false;
   }
 
   void advance(core::Simulator& sim, std::size_t s) {
@@ -270,15 +360,25 @@ class Executor final : public core::EventHandler {
 
   const parallelism::StepPlan& plan_;
   CommModel& comm_;
-  InputPipeline input_;
+  InputPipeline& input_;
   std::vector<State> stages_;
+  network::LinkSharing sharing_;
+  std::vector<Flight> flights_;
+  std::vector<std::uint32_t> free_flights_;
+  std::vector<std::uint32_t> activity_flight_;  // solver activity → flight
+  std::uint64_t versions_ = 0;
 };
 
 }  // namespace
 
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input) {
+  return Executor(plan, comm, input).run();
+}
+
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch) {
-  return Executor(plan, comm, input, micro_batch).run();
+  InputPipeline pipeline(input, micro_batch);
+  return execute_step(plan, comm, pipeline);
 }
 
 }  // namespace podsim::runtime

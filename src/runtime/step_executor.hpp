@@ -21,7 +21,9 @@ struct StageResult {
   double flops = 0;                ///< useful FLOPs executed (recompute included)
   double padded_flops = 0;
   std::array<double, kCommAxes> comm_bytes{};     ///< bytes this chip sent, per CommAxis
-  std::array<SimTime, kCommAxes> comm_busy_ps{};  ///< time its communication ran, per axis
+  /// Time at least one communication of the axis was in flight (streams overlap: a union,
+  /// so it never exceeds the step).
+  std::array<SimTime, kCommAxes> comm_busy_ps{};
 };
 
 /// The simulated step.
@@ -39,6 +41,13 @@ struct ExecutionResult {
 /// message was on its way), the host (input_stall), a data-parallel or other collective
 /// (comm.dp / comm.other). After its last task a stage waits for the slowest one: bubble
 /// with pipeline parallelism, idle otherwise.
+///
+/// Communication runs on one shared network: every collective and message in flight at the
+/// same time, of any axis, stream or stage, shares the link classes it loads (CommProfile,
+/// network::LinkSharing), so a link is never busier than 100 % and communication "hidden"
+/// under compute still slows whatever else crosses its links.
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input);
+/// The same with a fresh host pipeline (its buffer full at the start).
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch);
 

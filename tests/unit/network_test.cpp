@@ -2,9 +2,11 @@
 
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "core/simulator.hpp"
+#include "network/link_sharing.hpp"
 #include "network/network_model.hpp"
 #include "topology/topology.hpp"
 
@@ -114,4 +116,89 @@ TEST(Network, ASlowLinkDownstreamIsTheBottleneck) {
 }
 
 }  // namespace
+TEST(LinkSharing, AloneAtFullSpeedTogetherSharedFairlyNeverAboveCapacity) {
+  network::LinkSharing sharing(3);
+  // Alone: rate 1 whatever its fractions (its busiest resource has f = 1).
+  const auto a = sharing.add({{0, 1.0}, {1, 0.5}});
+  EXPECT_EQ(sharing.solve(), std::vector<network::LinkSharing::ActivityId>{a});
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 1.0);
+  // Two that fill resource 0: half each; resource 1 carries 0.5·½ + 0.5·½ = 0.5.
+  const auto b = sharing.add({{0, 1.0}, {1, 0.5}});
+  EXPECT_EQ(sharing.solve().size(), 2u);
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 0.5);
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 0.5);
+  // A third on resources 1 and 2 only: resource 1 now has 0.5·½ + 0.5·½ = 0.5 used by a, b,
+  // so c, alone on 2 and at fraction 1 on 1, gets the 0.5 left (max-min: a and b are limited
+  // by resource 0, not 1).
+  const auto c = sharing.add({{1, 1.0}, {2, 1.0}});
+  sharing.solve();
+  EXPECT_DOUBLE_EQ(sharing.rate(a), 0.5);
+  EXPECT_DOUBLE_EQ(sharing.rate(c), 0.5);
+  // Remove a: b alone on 0 would run at 1 but then needs 0.5 of resource 1, c the other 0.5.
+  sharing.remove(a);
+  sharing.solve();
+  EXPECT_DOUBLE_EQ(sharing.rate(b), 2.0 / 3.0);  // 0.5·x + x ≤ 1 with equal rates x: 2/3 each
+  EXPECT_DOUBLE_EQ(sharing.rate(c), 2.0 / 3.0);
+  EXPECT_LE(0.5 * sharing.rate(b) + sharing.rate(c), 1.0 + 1e-12);
+}
+
+TEST(LinkSharing, UnrelatedActivitiesAreNotRecomputed) {
+  network::LinkSharing sharing(2);
+  const auto a = sharing.add({{0, 1.0}});
+  sharing.solve();
+  const auto b = sharing.add({{1, 1.0}});
+  // Only b is new; a, on another resource, keeps its rate and is not reported.
+  EXPECT_EQ(sharing.solve(), std::vector<network::LinkSharing::ActivityId>{b});
+  const auto none = sharing.add({});
+  EXPECT_EQ(sharing.solve(), std::vector<network::LinkSharing::ActivityId>{none});
+  EXPECT_DOUBLE_EQ(sharing.rate(none), 1.0);
+  sharing.remove(a);
+  EXPECT_TRUE(sharing.solve().empty());  // nobody else was on resource 0
+  EXPECT_EQ(sharing.active(), 2u);
+}
+
+TEST(LinkSharing, RandomMixesNeverOverloadAResourceAndSomeResourceBindsEachActivity) {
+  // Max-min fairness: every activity below rate 1 crosses a full resource on which no other
+  // activity runs faster (the bottleneck condition).
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    network::LinkSharing sharing(6);
+    std::vector<std::vector<network::ResourceUse>> uses;
+    std::vector<network::LinkSharing::ActivityId> ids;
+    for (int k = 0; k < 8; ++k) {
+      std::vector<network::ResourceUse> u;
+      for (std::uint32_t r = 0; r < 6; ++r) {
+        if (rng() % 3 == 0) u.push_back({r, 0.1 + 0.9 * static_cast<double>(rng() % 1000) / 1000.0});
+      }
+      uses.push_back(u);
+      ids.push_back(sharing.add(u));
+      if (rng() % 4 == 0 && ids.size() > 1) {
+        sharing.remove(ids.front());
+        ids.erase(ids.begin());
+        uses.erase(uses.begin());
+      }
+      sharing.solve();
+    }
+    std::vector<double> load(6, 0);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      for (const auto& u : uses[i]) load[u.resource] += std::min(1.0, u.fraction) * sharing.rate(ids[i]);
+    }
+    for (double l : load) EXPECT_LE(l, 1.0 + 1e-9);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const double r = sharing.rate(ids[i]);
+      if (r >= 1.0 - 1e-12) continue;
+      bool bound = false;
+      for (const auto& u : uses[i]) {
+        if (load[u.resource] < 1.0 - 1e-9) continue;
+        bool fastest = true;
+        for (std::size_t j = 0; j < ids.size(); ++j) {
+          for (const auto& v : uses[j]) fastest = fastest && !(v.resource == u.resource && sharing.rate(ids[j]) > r + 1e-9);
+        }
+        bound = bound || fastest;
+      }
+      EXPECT_TRUE(bound) << "trial " << trial << " activity " << i << " rate " << r;
+    }
+  }
+}
+
 }  // namespace podsim::network

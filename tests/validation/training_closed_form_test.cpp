@@ -19,18 +19,39 @@ using parallelism::Recompute;
 using parallelism::TrainingSpec;
 using runtime::TimeCategory;
 
-/// Communication in closed form: every collective or message takes α + S/B.
+/// Communication in closed form: every collective or message takes α + S/B, each on links
+/// of its own (no sharing) — or, with `shared`, its S/B on one link class every
+/// communication shares.
 class ClosedFormComm final : public runtime::CommModel {
  public:
-  ClosedFormComm(SimTime alpha_ps, double bandwidth_Bps) : alpha_ps_(alpha_ps), bw_(bandwidth_Bps) {}
-  SimTime collective(parallelism::CommAxis, parallelism::CommOp, double bytes, int, int) override { return cost(bytes); }
-  SimTime send(int, int, double bytes) override { return cost(bytes); }
+  ClosedFormComm(SimTime alpha_ps, double bandwidth_Bps, bool shared = false)
+      : alpha_ps_(alpha_ps), bw_(bandwidth_Bps), shared_(shared) {}
+  const runtime::CommProfile& collective(parallelism::CommAxis, parallelism::CommOp, double bytes, int, int) override {
+    return profile(bytes);
+  }
+  const runtime::CommProfile& send(int, int, double bytes) override { return profile(bytes); }
   int group_size(parallelism::CommAxis) const override { return 2; }
+  std::size_t resources() const override { return 1; }
   SimTime cost(double bytes) const { return bw_ > 0 ? alpha_ps_ + transfer_time_ps(bytes, bw_) : 0; }
 
  private:
+  const runtime::CommProfile& profile(double bytes) {
+    profile_ = runtime::CommProfile{};
+    if (bw_ <= 0) return profile_;
+    if (!shared_) {
+      profile_.latency_ps = cost(bytes);
+      return profile_;
+    }
+    profile_.latency_ps = alpha_ps_;
+    profile_.bandwidth_ps = transfer_time_ps(bytes, bw_);
+    profile_.uses = {{0, 1.0}};
+    return profile_;
+  }
+
   SimTime alpha_ps_;
   double bw_;
+  bool shared_;
+  runtime::CommProfile profile_;
 };
 
 /// A GPT-style model whose embedding and head are negligible next to its layers (vocab 64),

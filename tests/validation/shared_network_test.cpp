@@ -1,0 +1,151 @@
+// One network per step: communications in flight at the same time share the links they
+// cross (network::LinkSharing over NetworkCommModel's link classes), and the host feeds the
+// chips in steady state. Derivations of the expected values are next to each assertion.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "collectives/schedule_runner.hpp"
+#include "config/scenario_config.hpp"
+#include "parallelism/program_builder.hpp"
+#include "runtime/network_comm_model.hpp"
+#include "runtime/step_executor.hpp"
+#include "runtime/step_simulation.hpp"
+#include "topology/device_mesh.hpp"
+#include "topology/topology.hpp"
+
+namespace podsim {
+namespace {
+
+namespace fs = std::filesystem;
+using parallelism::CommAxis;
+using parallelism::CommOp;
+using parallelism::Stream;
+using parallelism::Task;
+using parallelism::TaskKind;
+
+/// A one-stage plan whose compute stream waits for `collectives`, each on its own stream,
+/// all starting at time 0.
+parallelism::StepPlan concurrent(const std::vector<std::pair<Stream, CommAxis>>& collectives, double bytes) {
+  parallelism::StepPlan plan;
+  plan.stages.emplace_back();
+  auto& p = plan.stages.back();
+  std::vector<std::uint32_t> started;
+  for (const auto& [stream, axis] : collectives) {
+    Task t;
+    t.kind = TaskKind::kCollective;
+    t.stream = stream;
+    t.axis = axis;
+    t.op = CommOp::kAllReduce;
+    t.bytes = bytes;
+    started.push_back(p.add(t));
+  }
+  Task wait;
+  wait.kind = TaskKind::kWait;
+  wait.axis = CommAxis::kDp;
+  p.add(wait, started);
+  plan.microbatches = 1;
+  return plan;
+}
+
+/// Eight chips in a ring (a 1-D torus), 50 GB/s and 1 us per link and direction.
+topology::TopologySpec ring8() {
+  topology::GridSpec g;
+  g.dims = {8};
+  g.wraparound = {true};
+  g.link = topology::LinkSpec{50e9, 1'000'000};
+  return topology::TopologySpec{"ring8", g};
+}
+
+class SharedNetwork : public ::testing::TestWithParam<network::Fidelity> {};
+
+TEST_P(SharedNetwork, TwoCollectivesOnTheSameLinksTakeTheSumOfTheirBandwidthTerms) {
+  // dp 8 on an 8-chip ring: a gradient all-reduce on the dp-reduce stream and one on the
+  // dp-gather stream load every link alike. Alone one takes L + W; on a ring with
+  // wraparound podsim picks the bidirectional ring, which sends half of S each way, so
+  // W = 2(n−1)/n · (S/2)/B. Together each runs at half speed, so both end at L + 2W.
+  const topology::Topology topo(ring8());
+  parallelism::ParallelSpec p;
+  p.dp = 8;
+  const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(p));
+  network::NetworkSpec net;
+  net.fidelity = GetParam();
+  collectives::SequentialExecutor executor;
+  runtime::NetworkCommModel comm(topo, mesh, net, executor);
+  const double S = 64e6;
+  const runtime::CommProfile alone = comm.collective(CommAxis::kDp, CommOp::kAllReduce, S, 0, -1);
+  const double W = 2.0 * 7 / 8 * (S / 2) / 50e9 * 1e12;  // ps
+  EXPECT_NEAR(static_cast<double>(alone.bandwidth_ps), W, W * 1e-6 + 16);
+  ASSERT_FALSE(alone.uses.empty());
+
+  runtime::InputPipeline host({}, 1);
+  const auto one = runtime::execute_step(concurrent({{Stream::kDpReduce, CommAxis::kDp}}, S), comm, host);
+  EXPECT_NEAR(static_cast<double>(one.step_ps), static_cast<double>(alone.alone_ps()), 2);
+  comm.reset_uses();
+  const auto two = runtime::execute_step(
+      concurrent({{Stream::kDpReduce, CommAxis::kDp}, {Stream::kDpGather, CommAxis::kDp}}, S), comm, host);
+  EXPECT_NEAR(static_cast<double>(two.step_ps), static_cast<double>(alone.latency_ps + 2 * alone.bandwidth_ps), 4);
+  // The union of in-flight time, not the sum of the two: never more than the step.
+  EXPECT_EQ(two.stages[0].comm_busy_ps[1], two.step_ps);
+  // And the links carried both, busy for 2W within a step of L + 2W: at most 100 %.
+  for (const auto& load : comm.link_loads()) {
+    EXPECT_NEAR(static_cast<double>(load.busy_ps), 2 * W, 4);
+    EXPECT_LE(load.busy_ps, two.step_ps);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothNetworks, SharedNetwork,
+                         ::testing::Values(network::Fidelity::kAnalytical, network::Fidelity::kContention),
+                         [](const auto& p) { return std::string(network::fidelity_name(p.param)); });
+
+runtime::Scenario example(const std::string& name, const std::vector<std::string>& sets) {
+  const fs::path file = fs::path(PODSIM_SOURCE_DIR) / "configs" / "examples" / name;
+  return config::load_scenario(file, config::parse_overrides(sets)).scenario;
+}
+
+TEST(SharedNetworkSteps, NoLinkIsBusierThanTheStepOnEveryExampleZeroStageAndNetwork) {
+  for (const char* name : {"gpt3-175b-tpu-v4-1024.yaml", "zero3-llama3-8b-tpu-v5p.yaml", "dp-tp-llama2-13b-tpu-v5e.yaml",
+                           "dp-gpt-1.7b-a100.yaml", "multislice-llama2-7b-tpu-v5e.yaml"}) {
+    for (int zero : {0, 1, 2, 3}) {
+      for (const char* network : {"analytical", "contention"}) {
+        const auto s = example(name, {"parallelism.zero=" + std::to_string(zero), std::string("network.model=") + network});
+        const auto r = runtime::simulate_step(s);
+        SimTime busiest = 0;
+        for (const auto& l : r.links) busiest = std::max(busiest, l.busy_ps);
+        EXPECT_LE(busiest, r.execution.step_ps) << name << " zero " << zero << " " << network;
+        for (const auto& st : r.execution.stages) {
+          for (SimTime busy : st.comm_busy_ps) EXPECT_LE(busy, r.execution.step_ps) << name;
+        }
+      }
+    }
+  }
+}
+
+TEST(SharedNetworkSteps, ZeroThreeIsSlowerThanZeroOneWhereLinksBind) {
+  // GPT-3 175B on 1024 v4 chips: ZeRO-3 gathers every layer's weights per microbatch (1.45 TB
+  // per chip per step against 5 GB); with the links shared that traffic cannot be free.
+  const auto z1 = runtime::simulate_step(example("gpt3-175b-tpu-v4-1024.yaml", {"parallelism.zero=1"}));
+  const auto z3 = runtime::simulate_step(example("gpt3-175b-tpu-v4-1024.yaml", {"parallelism.zero=3"}));
+  EXPECT_GT(z3.step_s, 1.1 * z1.step_s);
+}
+
+TEST(SteadyStateInput, AHostSlowerThanTheChipsSetsTheStep) {
+  // dp-gpt-1.7b-a100: 512 sequences over dp 64 = 8 per replica per step, 1.650 s of chip time.
+  // At 0.5 samples/s the host needs 8 / 0.5 = 16 s per step: in steady state the step is the
+  // host's, whatever the prefetch depth; at 5 samples/s (1.6 s) the chips are.
+  const auto slow = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=0.5"}));
+  EXPECT_NEAR(slow.step_s, 16.0, 1e-9);
+  const auto deep = runtime::simulate_step(
+      example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=0.5", "training.input.prefetch=64"}));
+  EXPECT_NEAR(deep.step_s, 16.0, 1e-9);
+  const auto fast = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=5"}));
+  const auto none = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {}));
+  EXPECT_EQ(fast.execution.step_ps, none.execution.step_ps);
+  // Just slower than the chips: 8 / 4.8 = 1.667 s.
+  const auto edge = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=4.8"}));
+  EXPECT_NEAR(edge.step_s, 8 / 4.8, 1e-9);
+}
+
+}  // namespace
+}  // namespace podsim
