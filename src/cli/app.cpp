@@ -119,6 +119,10 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   CLI::Option* contention_top = plan_cmd->add_option(
       "--contention-top", plan_opts.contention_top,
       "Best layouts (on the analytical network) simulated again on the contention-aware one (default: --top; 0: none)");
+  plan_cmd->add_option("--memory-headroom", plan_opts.memory_headroom,
+                       "Share of each chip's HBM a recommended layout leaves free (0.05: at most 95 % used)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.9));
   plan_cmd->add_option("--micro-batches", plan_opts.micro_batches, "Micro batches to try (those dividing the batch)")
       ->delimiter(',')
       ->capture_default_str()

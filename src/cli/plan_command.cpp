@@ -62,6 +62,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
 
   plan::PlanOptions run;
   run.space.micro_batches = options.micro_batches;
+  run.space.memory_headroom = options.memory_headroom;
   run.contention_top = options.contention_top;
   run.progress = !options.quiet;
   const plan::PlanResult result = plan::run_plan(loaded.scenario, run, *invocation.world);
@@ -71,7 +72,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   if (claim) {
     const std::string config_yaml = "# podsim plan: the base scenario; each layout replaces its parallelism, "
                                     "training.micro_batch and training.recompute\n" +
-                                    loaded.resolved_yaml;
+                                    loaded.resolved_yaml();
     output::write_hdf5(claim->path(),
                        output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
                        {plan::plan_table(result)});

@@ -18,6 +18,7 @@ struct PlanOptions {
   std::size_t top = 10;
   std::size_t contention_top = 10;
   std::vector<int> micro_batches{1, 2, 4, 8, 16};
+  double memory_headroom = 0.05;  ///< share of HBM a recommended layout leaves free
   std::string output_file;
   bool json = false;
   bool quiet = false;

@@ -31,7 +31,7 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
 
   if (claim) {
     output::write_hdf5(claim->path(),
-                       output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml, 1},
+                       output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml(), 1},
                        output::step_tables(loaded.scenario, report, topo, labels));
   }
   if (invocation.prints()) {

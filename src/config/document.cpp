@@ -49,6 +49,15 @@ class DocumentStart final : public YAML::EventHandler {
 /// forever on some malformed input (a document that consumes nothing); asking the parser for
 /// exactly two documents cannot.
 std::optional<YAML::Mark> second_document(const std::string& text) {
+  // Only a document marker ("---" or "..." at the start of a line) can start a second
+  // document; most files have none, and parsing twice would double the cost of every sweep
+  // point.
+  bool marker = false;
+  for (std::size_t at = 0; at < text.size() && !marker; at = text.find('\n', at) + 1) {
+    marker = text.compare(at, 3, "---") == 0 || text.compare(at, 3, "...") == 0;
+    if (text.find('\n', at) == std::string::npos) break;
+  }
+  if (!marker) return std::nullopt;
   std::istringstream in(text);
   YAML::Parser parser(in);
   DocumentStart first;
@@ -62,7 +71,7 @@ std::optional<YAML::Mark> second_document(const std::string& text) {
 
 YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources) {
   const std::string text = read_input_file(file, shown);
-  sources.add_input(InputRecord{file, shown, sha256_hex(text)});
+  sources.add_input(InputRecord{file, shown, sources.digests() ? sha256_hex(text) : std::string()});
   YAML::Node root;
   std::optional<YAML::Mark> second;
   try {

@@ -12,7 +12,7 @@ namespace podsim::config {
 struct InputRecord {
   std::filesystem::path path;  ///< as opened (relative to the working directory, or absolute)
   std::string shown;           ///< as messages name it
-  std::string sha256;          ///< hex digest of the bytes read
+  std::string sha256;          ///< hex digest of the bytes read (empty unless asked for)
 };
 
 /// Appends the records of `more` that `into` does not hold yet (same path), keeping order.

@@ -79,11 +79,11 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   s.training = read_training(training, s.model);
 
   out.inputs = sources.inputs();
+  out.resolved_yaml = [root] { return dump(root); };
   out.where = [root, at = std::make_shared<SourceMap>(sources)](const std::string& key_path) {
     return locate_path(root, key_path, *at);
   };
   if (!check_layout) {
-    out.resolved_yaml = dump(root);
     return out;
   }
   // Mesh entries must name the topology's axes.
@@ -111,7 +111,6 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
     const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
     throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
   }
-  out.resolved_yaml = dump(root);
   return out;
 }
 
@@ -119,14 +118,17 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout) {
-  std::vector<InputRecord> ignored;
-  return load_scenario(file, overrides, check_layout, ignored);
+  const std::string shown = display_name(file);
+  SourceMap sources;
+  YAML::Node root = load_yaml_file(file, shown, sources);
+  return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
 }
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, std::vector<InputRecord>& inputs) {
   const std::string shown = display_name(file);
   SourceMap sources;
+  sources.record_digests(true);  // who asks for the files read wants to know what they held
   // The files read are reported even when the scenario is refused (a sweep records them).
   try {
     YAML::Node root = load_yaml_file(file, shown, sources);

@@ -24,8 +24,10 @@ class InfeasibleLayout : public InputError {
 struct LoadedScenario {
   runtime::Scenario scenario;
   std::string name;           ///< `name:` or the file's stem
-  std::string resolved_yaml;  ///< includes inlined, overrides applied, defaults filled
-  std::vector<InputRecord> inputs;  ///< every file read: the scenario and what it includes
+  /// The document with includes inlined, overrides applied, defaults filled (what outputs
+  /// store). Produced on request: a sweep point does not need it.
+  std::function<std::string()> resolved_yaml;
+  std::vector<InputRecord> inputs;  ///< every file read: the scenario and what it includes (no digests)
   /// "file:line:col" (or the --set flag) of a key path such as "training.global_batch", for
   /// errors found after loading (a work budget, a memory limit).
   std::function<std::string(const std::string& key_path)> where;
@@ -38,7 +40,7 @@ struct LoadedScenario {
 /// that caused it. Overrides of `model`, `hardware` or `topology` may name files.
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {},
                              bool check_layout = true);
-/// The same; also adds every file read to `inputs`, even when it throws.
+/// The same; also adds every file read, with its SHA-256, to `inputs`, even when it throws.
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, std::vector<InputRecord>& inputs);
 

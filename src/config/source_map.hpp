@@ -30,6 +30,10 @@ class SourceMap {
 
   /// A file was read to make this document (the top file, an include, a value's file).
   void add_input(InputRecord input) { merge_inputs(inputs_, {std::move(input)}); }
+  /// Whether inputs get their SHA-256 (a sweep needs them; a single run does not, and a
+  /// sweep's points load their scenario thousands of times).
+  void record_digests(bool on) { digests_ = on; }
+  bool digests() const { return digests_; }
   /// Every file read, in the order first read.
   const std::vector<InputRecord>& inputs() const { return inputs_; }
 
@@ -42,6 +46,7 @@ class SourceMap {
   std::vector<Origin> origins_;
   std::vector<std::string> defaults_;
   std::vector<InputRecord> inputs_;
+  bool digests_ = false;
 };
 
 /// Where the value at `key_path` (e.g. "parallelism.tp") of `root` is: file:line:col of

@@ -103,6 +103,7 @@ std::vector<std::string> LoadedSweep::keys() const {
 LoadedSweep load_sweep(const std::filesystem::path& file) {
   const std::string shown = display_name(file);
   SourceMap sources;
+  sources.record_digests(true);
   YAML::Node root = load_yaml_file(file, shown, sources);
   LoadedSweep s;
   s.inputs = sources.inputs();

@@ -37,11 +37,17 @@ LinkSharing::ActivityId LinkSharing::add(const std::vector<ResourceUse>& uses) {
   a.rate = 0;
   a.alive = true;
   ++active_;
+  bool alone = true;
   for (const ResourceUse& u : a.uses) {
     resources_[u.resource].users.push_back(id);
-    touch(u.resource);
+    alone = alone && resources_[u.resource].users.size() == 1;
   }
-  if (a.uses.empty()) pending_.push_back(id);
+  if (alone) {
+    // Nobody else on its links (the common case): full speed, nothing to recompute.
+    pending_.push_back(id);
+  } else {
+    for (const ResourceUse& u : a.uses) touch(u.resource);
+  }
   return id;
 }
 
@@ -50,7 +56,7 @@ void LinkSharing::remove(ActivityId id) {
   for (const ResourceUse& u : a.uses) {
     auto& users = resources_[u.resource].users;
     users.erase(std::find(users.begin(), users.end(), id));  // order kept: results stay deterministic
-    touch(u.resource);
+    if (!users.empty()) touch(u.resource);  // the others may speed up
   }
   a.alive = false;
   a.uses.clear();
@@ -75,7 +81,8 @@ const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {
   // The component: every activity and resource reachable from a changed resource.
   component_.clear();
   component_resources_.clear();
-  std::vector<std::uint32_t> frontier;
+  std::vector<std::uint32_t>& frontier = frontier_;
+  frontier.clear();
   for (std::uint32_t r : dirty_) {
     resources_[r].dirty = false;
     if (resources_[r].mark != generation_) {
@@ -101,13 +108,25 @@ const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {
       }
     }
   }
+  if (component_.size() == 1) {
+    // Alone on its links (the common case): full speed.
+    Activity& a = activities_[component_[0]];
+    if (a.rate != 1.0) {
+      a.rate = 1.0;
+      changed_.push_back(component_[0]);
+    }
+    std::sort(changed_.begin(), changed_.end());
+    return changed_;
+  }
   std::sort(component_.begin(), component_.end());
   std::sort(component_resources_.begin(), component_resources_.end());
 
   // Progressive filling over the component.
   for (std::uint32_t r : component_resources_) capacity_[r] = 1.0;
-  std::vector<ActivityId> unfixed = component_;
-  std::vector<double> old_rate(unfixed.size());
+  std::vector<ActivityId>& unfixed = unfixed_;
+  unfixed = component_;
+  std::vector<double>& old_rate = old_rate_;
+  old_rate.resize(unfixed.size());
   for (std::size_t i = 0; i < unfixed.size(); ++i) old_rate[i] = activities_[unfixed[i]].rate;
   while (!unfixed.empty()) {
     for (std::uint32_t r : component_resources_) load_[r] = 0;
@@ -121,8 +140,10 @@ const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {
     level = std::max(level, 1e-12);  // rounding must not stall an activity forever
     // Fix the activities on every saturated resource (or all of them at full speed), then
     // take what they use from the resources' capacity.
-    std::vector<ActivityId> still;
-    std::vector<ActivityId> fixed;
+    std::vector<ActivityId>& still = still_;
+    std::vector<ActivityId>& fixed = fixed_;
+    still.clear();
+    fixed.clear();
     for (ActivityId id : unfixed) {
       bool bottlenecked = level >= 1.0;
       for (const ResourceUse& u : activities_[id].uses) {
@@ -141,6 +162,7 @@ const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {
     if (activities_[component_[i]].rate != old_rate[i]) changed_.push_back(component_[i]);
   }
   std::sort(changed_.begin(), changed_.end());
+  changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
   return changed_;
 }
 

@@ -77,6 +77,9 @@ class LinkSharing {
   std::vector<std::uint32_t> component_resources_;
   std::vector<double> capacity_;
   std::vector<double> load_;
+  std::vector<std::uint32_t> frontier_;
+  std::vector<ActivityId> unfixed_, still_, fixed_;
+  std::vector<double> old_rate_;
 };
 
 }  // namespace podsim::network

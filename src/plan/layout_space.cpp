@@ -3,6 +3,7 @@
 #include <array>
 
 #include "memory/memory_model.hpp"
+#include "util/units.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/work_bounds.hpp"
 #include "topology/device_mesh.hpp"
@@ -96,6 +97,13 @@ const char* verdict_name(Verdict v) {
   }
 }
 
+std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown> stages, double headroom) {
+  for (auto& m : stages) m.capacity *= 1.0 - headroom;
+  auto why = memory::does_not_fit(stages);
+  if (why && headroom > 0) *why += " (" + units::format_fixed(100 * (1 - headroom), 0) + " % of HBM, --memory-headroom)";
+  return why;
+}
+
 std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options) {
   const topology::Topology topo(base.topology);
   const std::uint32_t chips = topo.chips();
@@ -140,8 +148,8 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 c.reason = layout_problem(s, chips);
                 if (!c.reason.empty()) {
                   c.verdict = Verdict::kCannotRun;
-                } else if (auto why = memory::does_not_fit(
-                               memory::stage_memory(s.model, s.chip, s.parallel, s.training))) {
+                } else if (auto why = does_not_fit_with(memory::stage_memory(s.model, s.chip, s.parallel, s.training),
+                                                        options.memory_headroom)) {
                   c.verdict = Verdict::kDoesNotFit;
                   c.reason = *why;
                 } else if (first_fit[zero] >= 0) {

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "memory/memory_model.hpp"
 #include "parallelism/parallel_spec.hpp"
 #include "runtime/scenario.hpp"
 
@@ -53,7 +55,14 @@ struct Candidate {
 struct SpaceOptions {
   std::vector<int> micro_batches{1, 2, 4, 8, 16};  ///< those dividing global_batch / dp
   std::vector<int> virtual_stages{2, 4};           ///< interleaved 1F1B model chunks per stage
+  /// Share of each chip's HBM a layout must leave free to be recommended (0.05: a layout
+  /// needing more than 95 % is "does not fit"). The memory model matches published figures
+  /// within a few per cent; a layout closer to capacity than that is a coin toss.
+  double memory_headroom = 0.05;
 };
+
+/// Why `stages` do not fit once `headroom` of each chip's HBM is left free, or nothing.
+std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown> stages, double headroom);
 
 /// Every layout of the base scenario's chips: dp × tp × pp = chips (each factorization that
 /// breaks a layout rule or cannot be placed on the topology is one kCannotRun row); for the

@@ -52,6 +52,11 @@ std::string thriftiest_memory(const PlanRequest& q, Layout shape, int zero) {
   return why ? *why : std::string();
 }
 
+/// The network a ranked candidate's figures come from.
+const char* network_of(const PlanResult& r, std::size_t k) {
+  return network::fidelity_name(r.contention[k] ? network::Fidelity::kContention : network::Fidelity::kAnalytical);
+}
+
 std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& family) {
   const std::size_t winner = r.ranking.empty() ? r.candidates.size() : r.ranking.front();
   std::string line = family.name + ": ";
@@ -60,11 +65,16 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
     if (!family.contains(r.candidates[c])) continue;
     const Outcome& o = r.best_outcome(c);
     if (c == winner) {
-      line += "wins — " + describe(r.candidates[c].layout) + ", " + fixed(o.step_s, 3) + " s/step";
+      line += "wins — " + describe(r.candidates[c].layout) + ", " + fixed(o.step_s, 3) + " s/step (" +
+              network_of(r, c) + " network)";
     } else {
-      const double ratio = o.step_s / r.best_outcome(winner).step_s;
+      // Compared on one network: the contention-aware one when both ran on it.
+      const bool contention = r.contention[c] && r.contention[winner];
+      const Outcome& mine = contention ? *r.contention[c] : *r.analytical[c];
+      const Outcome& best = contention ? *r.contention[winner] : *r.analytical[winner];
       line += "best is #" + std::to_string(i + 1) + ", " + describe(r.candidates[c].layout) + ": " +
-              fixed(o.step_s, 3) + " s/step, " + fixed(ratio, 2) + "× the winner's";
+              fixed(mine.step_s, 3) + " s/step, " + fixed(mine.step_s / best.step_s, 2) + "× the winner's (both on the " +
+              (contention ? "contention-aware" : "analytical") + " network)";
     }
     return line + "; its largest overhead is " + o.dominant_overhead();
   }
@@ -106,10 +116,6 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
-/// The network a ranked candidate's figures come from.
-const char* network_of(const PlanResult& r, std::size_t k) {
-  return network::fidelity_name(r.contention[k] ? network::Fidelity::kContention : network::Fidelity::kAnalytical);
-}
 
 struct Counts {
   std::size_t by_verdict[4] = {0, 0, 0, 0};

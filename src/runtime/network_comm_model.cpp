@@ -111,38 +111,109 @@ NetworkCommModel::Result NetworkCommModel::profile_of(const collectives::Schedul
   return out;
 }
 
+const std::vector<topology::LinkId>& NetworkCommModel::route(std::uint64_t pair) const {
+  auto it = routes_.find(pair);
+  if (it != routes_.end()) return it->second;
+  const auto src = static_cast<topology::VertexId>(pair >> 32);
+  const auto dst = static_cast<topology::VertexId>(pair & 0xFFFF'FFFFu);
+  std::vector<topology::LinkId> links;
+  for (topology::VertexId at = src; at != dst;) {
+    links.push_back(topo_.next_link(at, dst));
+    at = topo_.link(links.back()).dst;
+  }
+  return routes_.emplace(pair, std::move(links)).first->second;
+}
+
 collectives::ScheduleResult NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
   // What the analytical network charges each link for a transfer (AnalyticalNetwork::send),
   // summed without simulating: loads do not depend on when the transfers run.
-  collectives::ScheduleResult out;
-  out.links.resize(link_count_);
+  // A ring sends 2(n−1) times between the same neighbours: bytes are summed per (source,
+  // destination) first, so each route is walked once (routing dominates on big tori).
+  // Byte counts are integers, so the per-pair sums are exact in any order; the pairs are
+  // then walked in sorted order so the links' floating-point sums are reproducible.
+  std::unordered_map<std::uint64_t, std::uint64_t> bytes_of;
   for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
     const collectives::PlannedTransfer& t = schedule.transfer(i);
-    const auto size = static_cast<double>(t.bytes);
-    for (topology::VertexId at = t.src; at != t.dst;) {
-      const topology::LinkId id = topo_.next_link(at, t.dst);
-      const topology::Link& link = topo_.link(id);
+    bytes_of[(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(bytes_of.begin(), bytes_of.end());
+  std::sort(pairs.begin(), pairs.end());
+  collectives::ScheduleResult out;
+  out.links.resize(link_count_);
+  for (const auto& [key, total] : pairs) {
+    const auto size = static_cast<double>(total);
+    for (const topology::LinkId id : route(key)) {
       out.links[id].bytes += size;
-      out.links[id].busy_ps += transfer_time_ps(size, link.bandwidth_Bps);
-      at = link.dst;
+      out.links[id].busy_ps += transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+/// True when every group has the first one's shape (dims): each is then lowered the same
+/// way on its own chips.
+bool same_shape(const std::vector<collectives::Group>& groups) {
+  for (const auto& g : groups) {
+    if (g.chips.size() != groups.front().chips.size() || g.dims.size() != groups.front().dims.size()) return false;
+    for (std::size_t d = 0; d < g.dims.size(); ++d) {
+      const auto& x = g.dims[d];
+      const auto& y = groups.front().dims[d];
+      if (x.axis != y.axis || x.size != y.size || x.wraps != y.wraps) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+collectives::ScheduleResult NetworkCommModel::mapped_loads(const collectives::Schedule& first,
+                                                           const std::vector<collectives::Group>& groups) const {
+  // The first group's traffic between member positions, replayed on every group's chips.
+  std::unordered_map<topology::ChipId, std::uint32_t> position;
+  for (std::uint32_t i = 0; i < groups.front().chips.size(); ++i) position.emplace(groups.front().chips[i], i);
+  std::unordered_map<std::uint64_t, std::uint64_t> bytes_of;
+  for (collectives::TransferIndex i = 0; i < first.size(); ++i) {
+    const collectives::PlannedTransfer& t = first.transfer(i);
+    bytes_of[(std::uint64_t{position.at(t.src)} << 32) | position.at(t.dst)] += t.bytes;
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(bytes_of.begin(), bytes_of.end());
+  std::sort(pairs.begin(), pairs.end());
+  collectives::ScheduleResult out;
+  out.links.resize(link_count_);
+  for (const auto& g : groups) {
+    for (const auto& [key, total] : pairs) {
+      const std::uint64_t chips = (std::uint64_t{g.chips[key >> 32]} << 32) | g.chips[key & 0xFFFF'FFFFu];
+      const auto size = static_cast<double>(total);
+      for (const topology::LinkId id : route(chips)) {
+        out.links[id].bytes += size;
+        out.links[id].busy_ps += transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
+      }
     }
   }
   return out;
 }
 
 template <typename Lower>
-NetworkCommModel::Result NetworkCommModel::measure(Lower&& lower) {
-  collectives::Schedule all;
-  lower(all, false);
+NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower) {
   if (net_.fidelity != network::Fidelity::kAnalytical) {
     // Simulated together: the time already includes what the groups do to each other.
+    collectives::Schedule all;
+    lower(all, groups);
     const collectives::ScheduleResult every = run(all);
     return profile_of(every, every.finish_ps.empty() ? 0 : every.finish_ps[0], busiest(every));
   }
   collectives::Schedule one;
-  lower(one, true);
+  lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
   const collectives::ScheduleResult own = run(one);
-  return profile_of(route_loads(all), own.finish_ps.empty() ? 0 : own.finish_ps[0], busiest(own));
+  const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
+  if (groups.size() == 1) return profile_of(own, own_time, busiest(own));
+  // Every group's load along its routes, summed without simulating.
+  if (same_shape(groups)) return profile_of(mapped_loads(one, groups), own_time, busiest(own));
+  collectives::Schedule all;
+  lower(all, groups);
+  return profile_of(route_loads(all), own_time, busiest(own));
 }
 
 const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
@@ -153,35 +224,36 @@ const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double
     // The tied-embedding sum: every chip of one stage with its peer in the other stage.
     const int lo = std::min(stage, peer);
     const int hi = std::max(stage, peer);
-    return use(Key{int(axis), int(op), size, lo, hi}, [&](collectives::Schedule& schedule, bool one_group) {
+    return use(Key{int(axis), int(op), size, lo, hi}, [&] {
       std::vector<collectives::Group> pairs;
       for (const auto& mg : groups_of(axis_index_[2])) {
         pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
         pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
-        if (one_group) break;
       }
-      collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kRing, size}, pairs, 0, schedule);
+      return measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+        collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kRing, size}, some, 0, schedule);
+      });
     });
   }
   const int logical = axis_index_[slot(axis)];
   if (group_size(axis) < 2) return kNothing;
-  return use(Key{int(axis), int(op), size, stage, -1}, [&](collectives::Schedule& schedule, bool one_group) {
-    std::vector<collectives::Group> groups = axis_groups(logical, stage);
-    if (one_group) groups.resize(1);
-    collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, groups, 0, schedule);
+  return use(Key{int(axis), int(op), size, stage, -1}, [&] {
+    return measure(axis_groups(logical, stage), [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+      collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, some, 0, schedule);
+    });
   });
 }
 
 const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
-  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to},
-             [&](collectives::Schedule& schedule, bool one_group) {
-               // Every chip of stage `from` sends to its counterpart in stage `to` at once.
-               for (const auto& mg : groups_of(axis_index_[2])) {
-                 schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
-                 if (one_group) break;
-               }
-             });
+  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
+    // Every chip of stage `from` sends to its counterpart in stage `to` at once.
+    return measure(groups_of(axis_index_[2]), [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+      for (const auto& mg : some) {
+        schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
+      }
+    });
+  });
 }
 
 }  // namespace podsim::runtime

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/group.hpp"
@@ -71,22 +72,31 @@ class NetworkCommModel final : public CommModel {
   };
   using Key = std::tuple<int, int, std::uint64_t, int, int>;
 
-  /// The profile of communication `key`, measured on first use; counts the occurrence.
-  template <typename Lower>
-  const CommProfile& use(const Key& key, Lower&& lower) {
+  /// The profile of communication `key`, measured by `measured()` on first use; counts the
+  /// occurrence.
+  template <typename Measure>
+  const CommProfile& use(const Key& key, Measure&& measured) {
     auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, measure(std::forward<Lower>(lower))).first;
+    if (it == cache_.end()) it = cache_.emplace(key, measured()).first;
     ++it->second.uses;
     return it->second.profile;
   }
-  /// Lowers with `lower(schedule, groups_wanted)` — every group, and on the analytical
-  /// network also one group alone — runs them and derives the profile.
+  /// Profile of `groups` running a communication that `lower(schedule, some_groups)` lowers:
+  /// all of them simulated together (contention), or one group simulated and every group's
+  /// load charged along its routes (analytical).
   template <typename Lower>
-  Result measure(Lower&& lower);
+  Result measure(const std::vector<collectives::Group>& groups, Lower&& lower);
+  /// Loads of every group of `groups` (all shaped like the first) from the first group's
+  /// schedule `first`, replayed on each group's chips.
+  collectives::ScheduleResult mapped_loads(const collectives::Schedule& first,
+                                           const std::vector<collectives::Group>& groups) const;
   Result profile_of(const collectives::ScheduleResult& all, SimTime own_time, SimTime own_bandwidth) const;
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
   /// The link loads the analytical network gives `schedule`, without running it.
   collectives::ScheduleResult route_loads(const collectives::Schedule& schedule) const;
+  /// The links from `pair`'s source to its destination (source << 32 | destination), walked
+  /// once per step: many communications use the same neighbours.
+  const std::vector<topology::LinkId>& route(std::uint64_t pair) const;
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
   const std::vector<collectives::Group>& groups_of(int logical_axis);
@@ -100,6 +110,7 @@ class NetworkCommModel final : public CommModel {
   std::size_t link_count_;
   int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"
   std::vector<std::uint32_t> link_class_;
+  mutable std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
   std::size_t class_count_ = 0;
 };
 

@@ -148,7 +148,7 @@ std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, co
 }  // namespace
 
 std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
-  return sweep.resolved_yaml + "# base scenario, resolved:\n---\n" + config::load_scenario(sweep.base, {}, false).resolved_yaml;
+  return sweep.resolved_yaml + "# base scenario, resolved:\n---\n" + config::load_scenario(sweep.base, {}, false).resolved_yaml();
 }
 
 SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out, const partition::Communicator& comm) {
