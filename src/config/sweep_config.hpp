@@ -43,7 +43,7 @@ struct LoadedSweep {
   bool skip_infeasible = true;
   std::string resolved_yaml;
 
-  /// Points: the product of the dimensions' sizes, or UINT64_MAX when that does not fit.
+  /// Points: the product of the dimensions' sizes.
   std::uint64_t points() const;
   /// The swept values of point `index` as overrides (the last dimension varies fastest).
   std::vector<Override> overrides_at(std::uint64_t index) const;
