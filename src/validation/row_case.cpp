@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
 #include <cmath>
 #include <regex>
 #include <sstream>
@@ -26,6 +28,39 @@ std::optional<long long> integer(const std::string& cell) {
   }
   return std::nullopt;
 }
+
+// Numbers cut out of free text by a regex are text: they may not parse ("." matches
+// [0-9.]+) or not fit. These say so with nullopt, and the row is skipped with a reason,
+// where std::stod/stoi would throw std::invalid_argument or std::out_of_range.
+
+/// A whole number in [min, max] written in digits, or nullopt.
+std::optional<long long> whole(const std::string& digits, long long min, long long max) {
+  long long v = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.data(), end, v);
+  if (ec != std::errc() || ptr != end || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+/// A finite decimal number like "34" or "8.4" (spaces around it allowed), or nullopt.
+std::optional<double> decimal(std::string text) {
+  text.erase(0, text.find_first_not_of(' '));
+  text.erase(text.find_last_not_of(' ') + 1);
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// A byte count as a whole number, or nullopt when `bytes` is negative or 2^64 or more.
+std::optional<std::uint64_t> byte_count(double bytes) {
+  if (!(bytes >= 0 && bytes < 18446744073709551616.0)) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+/// Largest slice axis or slice count a row may give: a million, as topology files allow.
+constexpr long long kMaxAxis = 1 << 20;
 
 enum class Shape { kGpu, kTpu2d, kTpu3d };
 
@@ -113,13 +148,18 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
   static const std::regex kExplicit(R"((\d+)x(\d+)(?:x(\d+))? slice)");
   static const std::regex kMesh(R"(mesh \{X:(\d+), Y:(\d+)\})");
   static const std::regex kSlices(R"((\d+)x v\d)");
-  if (std::regex_search(text, m, kExplicit)) {
-    dims = {std::stoi(m[1]), std::stoi(m[2])};
-    if (m[3].matched) dims.push_back(std::stoi(m[3]));
-  } else if (std::regex_search(text, m, kMesh)) {
-    dims = {std::stoi(m[1]), std::stoi(m[2])};
+  if (std::regex_search(text, m, kExplicit) || std::regex_search(text, m, kMesh)) {
+    for (std::size_t i = 1; i < m.size() && m[i].matched; ++i) {
+      const auto d = whole(m[i], 1, kMaxAxis);
+      if (!d) return {std::nullopt, "slice shape \"" + m.str(0) + "\" needs axes of 1 to " + std::to_string(kMaxAxis)};
+      dims.push_back(static_cast<int>(*d));
+    }
   } else {
-    if (std::regex_search(text, m, kSlices)) slices = std::stoll(m[1]);
+    if (std::regex_search(text, m, kSlices)) {
+      const auto n = whole(m[1], 1, kMaxAxis);
+      if (!n) return {std::nullopt, "\"" + m.str(0) + "\": slices must be 1 to " + std::to_string(kMaxAxis)};
+      slices = *n;
+    }
     if (chips % slices != 0) return {std::nullopt, "chips do not divide into the slices"};
     const auto d = slice_dims(chips / slices, f.shape);
     if (!d) return {std::nullopt, "no standard slice shape for " + std::to_string(chips / slices) + " chips"};
@@ -146,20 +186,27 @@ std::optional<std::uint64_t> message_bytes(const CsvRow& row) {
     std::string list = m[2];
     std::stringstream ss(list);
     std::string item;
-    while (std::getline(ss, item, ',')) bytes *= std::stod(item);
-    return static_cast<std::uint64_t>(bytes);
+    while (std::getline(ss, item, ',')) {
+      const auto dim = decimal(item);
+      if (!dim) return std::nullopt;
+      bytes *= *dim;
+    }
+    if (!list.empty() && list.back() == ',') return std::nullopt;  // getline drops a last empty item
+    return byte_count(bytes);
   }
   static const std::regex kMessage(R"(message[^0-9]*([0-9.]+)\s*([kKMGT]?)(i?)B?)");
   const std::string params = row.at("params");
   if (!std::regex_search(params, m, kMessage)) return std::nullopt;
-  double v = std::stod(m[1]);
+  const auto number = decimal(m[1]);
+  if (!number) return std::nullopt;
+  double v = *number;
   const std::string prefix = m[2];
   const double step = m[3] == "i" ? 1024.0 : 1000.0;
   const char p = prefix.empty() ? '\0' : static_cast<char>(std::toupper(static_cast<unsigned char>(prefix[0])));
   const int power = p == 'K' ? 1 : p == 'M' ? 2 : p == 'G' ? 3 : p == 'T' ? 4 : 0;
   v *= std::pow(step, power);
   if (has(row.at("notes"), "binary sizes")) v = std::exp2(std::round(std::log2(v)));
-  return static_cast<std::uint64_t>(v);
+  return byte_count(v);
 }
 
 RowCase collective_case(const CsvRow& row, const Family& f, long long chips, const Catalog& c, RowCase out) {
@@ -198,9 +245,9 @@ RowCase collective_case(const CsvRow& row, const Family& f, long long chips, con
   static const std::regex kLetter(R"((?:over |_|along )([XYZ])\b)");
   const auto* grid = std::get_if<topology::GridSpec>(&k.topology.layout);
   if (grid != nullptr && std::regex_search(hw, m, kSized)) {
-    const int size = std::stoi(m[1]);
+    const auto size = whole(m[1], 1, INT_MAX);  // none that parses: no axis named, all of them
     for (std::size_t a = 0; a < grid->dims.size(); ++a) {
-      if (grid->dims[a] == size) k.axes = {names[a]};
+      if (size && grid->dims[a] == *size) k.axes = {names[a]};
     }
   } else if (std::regex_search(hw, m, kLetter)) {
     k.axes = {std::string(1, static_cast<char>(std::tolower(m.str(1)[0])))};
@@ -264,7 +311,16 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   std::smatch hd;
   static const std::regex kHeadDim(R"(head_dim (\d+))");
   const std::string notes = row.at("notes");
-  m.head_dim = std::regex_search(notes, hd, kHeadDim) ? std::stoi(hd[1]) : m.hidden / m.heads;
+  if (std::regex_search(notes, hd, kHeadDim)) {
+    const auto head_dim = whole(hd[1], 1, INT_MAX);
+    if (!head_dim) {
+      out.skip_reason = "notes give \"" + hd.str(0) + "\"; head_dim must be 1 to " + std::to_string(INT_MAX);
+      return out;
+    }
+    m.head_dim = static_cast<int>(*head_dim);
+  } else {
+    m.head_dim = m.hidden / m.heads;
+  }
   // GPT (Megatron) models have a 4h GeLU MLP, learned positions and tied embeddings; the
   // others are LLaMA-style (SwiGLU, rotary, untied, RMSNorm).
   const bool gpt = m.ffn_hidden == 4 * m.hidden;

@@ -119,6 +119,51 @@ TEST(Express, CollectiveRowsParseSizeAndAxis) {
   EXPECT_EQ(std::get<CollectiveCase>(g.what).axes, (std::vector<std::string>{"y"}));
 }
 
+// Numbers that express() cuts out of free text with a regex may not be numbers, or may not
+// fit: it skips the row and says why, instead of letting std::stod/stoi throw (podsim
+// validate stopped with "internal error: stod") or converting an out-of-range double.
+// The first row is the fuzz finding (tests/fuzz, csv target): "message .G".
+TEST(Express, NumbersCutFromTextThatDoNotParseOrFitSkipTheRow) {
+  const auto skipped = [](const std::map<std::string, std::string>& cells, const std::string& why) {
+    RowCase c;
+    EXPECT_NO_THROW(c = express(row(cells), kCatalog)) << cells.at("id");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(c.what)) << cells.at("id");
+    EXPECT_NE(c.skip_reason.find(why), std::string::npos) << cells.at("id") << ": " << c.skip_reason;
+  };
+  const std::map<std::string, std::string> a100 = {{"hardware", "8x A100-SXM4-80GB"}, {"n_chips", "8"},
+                                                   {"model", "collective: NCCL all-reduce"}};
+  auto with = [](std::map<std::string, std::string> cells, std::map<std::string, std::string> more) {
+    for (auto& [k, v] : more) cells[k] = v;
+    return cells;
+  };
+  skipped(with(a100, {{"id", "dot"}, {"params", "message .G"}}), "message size not recognised");
+  skipped(with(a100, {{"id", "dots"}, {"params", "message 1.2.3 MB"}}), "message size not recognised");
+  skipped(with(a100, {{"id", "huge"}, {"params", "message 99999999999999999999 GB"}}), "message size not recognised");
+  skipped(with(a100, {{"id", "empty dim"}, {"model", "collective: all-reduce bf16[2048,,8192]"}}),
+          "message size not recognised");
+  skipped(with(a100, {{"id", "huge shape"}, {"model", "collective: all-reduce fp32[4294967296,4294967296]"}}),
+          "message size not recognised");
+
+  const std::map<std::string, std::string> v5e = {{"model", "x"}, {"layers", "8"}, {"hidden", "1024"},
+                                                  {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                                  {"vocab", "32000"}, {"global_batch_seqs", "256"}, {"n_chips", "256"}};
+  skipped(with(v5e, {{"id", "slice"}, {"hardware", "TPU v5e 99999999999x16 slice"}}), "slice shape");
+  skipped(with(v5e, {{"id", "mesh"}, {"hardware", "TPU v5e mesh {X:99999999999, Y:16}"}}), "slice shape");
+  skipped(with(v5e, {{"id", "zero axis"}, {"hardware", "TPU v5e 0x16 slice"}}), "slice shape");
+  skipped(with(v5e, {{"id", "slices"}, {"hardware", "TPU v5e (99999999999999999999x v5e-256)"}}), "slices");
+  skipped(with(v5e, {{"id", "no slices"}, {"hardware", "TPU v5e (0x v5e-256)"}}), "slices");  // was 256 % 0
+  skipped(with(v5e, {{"id", "head_dim"}, {"hardware", "TPU v5e 16x16 slice"}, {"notes", "head_dim 99999999999"}}),
+          "head_dim");
+
+  // An axis size that does not parse names no axis: the group spans all of them.
+  const RowCase c = express(row({{"id", "axis"}, {"hardware", "TPU v5e 16x16 slice"}, {"n_chips", "256"},
+                                 {"model", "collective: all-gather along the 99999999999-axis"},
+                                 {"params", "message 1 MB"}}),
+                            kCatalog);
+  ASSERT_TRUE(std::holds_alternative<CollectiveCase>(c.what)) << c.skip_reason;
+  EXPECT_EQ(std::get<CollectiveCase>(c.what).axes, (std::vector<std::string>{"x", "y"}));
+}
+
 TEST(Validate, ComparesInTheRowsOwnMetric) {
   // A pure-DP GPT on 8 A100s, reported as iteration time and as TFLOP/s with Eq. 3: the two
   // predictions must be consistent (TFLOP/s = Eq. 3 FLOPs / (time × chips)).
