@@ -2,10 +2,10 @@
 
 namespace podsim::collectives {
 
-TransferIndex Schedule::add(ChipId src, ChipId dst, std::uint64_t bytes,
-                            std::span<const TransferIndex> deps) {
+TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
+                            std::span<const TransferIndex> deps, SimTime delay_ps) {
   const auto index = static_cast<TransferIndex>(transfers_.size());
-  transfers_.push_back(PlannedTransfer{src, dst, bytes, current_collective_});
+  transfers_.push_back(PlannedTransfer{src, dst, bytes, current_collective_, delay_ps});
   dep_items_.insert(dep_items_.end(), deps.begin(), deps.end());
   dep_begin_.push_back(static_cast<std::uint32_t>(dep_items_.size()));
   return index;
