@@ -45,6 +45,57 @@ int broadcast_pieces(std::uint32_t n, std::uint64_t bytes, double bandwidth_Bps,
   return static_cast<int>(std::clamp(std::lround(best), 1L, 64L));
 }
 
+namespace {
+
+/// Why `a` cannot run `op` on `group`, with what to use instead; empty when it can.
+std::string why_not(Algorithm a, Op op, std::uint32_t n, const AxisMix& mix) {
+  switch (a) {
+    case Algorithm::kBidirectionalRing:
+      if (n < 3) {
+        return "a bidirectional ring needs at least 3 chips, but this group has " + std::to_string(n) +
+               " (both directions would join the same pair); use ring";
+      }
+      if (op == Op::kAllToAll || op == Op::kSendRecv) {
+        return op_str(op) + " has no bidirectional-ring form; use ring" +
+               (op == Op::kAllToAll ? " (pairwise exchange) or torus" : "");
+      }
+      return "";
+    case Algorithm::kTorus:
+      if (!mix.all_grid) {
+        return "the torus algorithm runs on ICI grid axes, but axis \"" + mix.non_grid_axis +
+               "\" is not one; use hierarchical, dimension-ordered or ring";
+      }
+      if (op == Op::kSendRecv) return "send-recv has no torus form; use ring";
+      return "";
+    case Algorithm::kHierarchical:
+      if (!(mix.inner && mix.outer)) {
+        return "the hierarchical algorithm needs a group that spans both a fast tier (ICI or node switch) and a "
+               "slow one (DCN or scale-out); add the slice or node axis, or use " +
+               std::string(mix.all_grid ? "torus" : "ring");
+      }
+      if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) {
+        return op_str(op) + " has no hierarchical form; use ring";
+      }
+      return "";
+    case Algorithm::kDimensionOrdered:
+      if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) {
+        return op_str(op) + " has no dimension-ordered form (it reduce-scatters and all-gathers along each axis); use ring";
+      }
+      return "";
+    default:
+      return "";
+  }
+}
+
+/// What kAuto means on this machine for this group when no policy or NCCL decides.
+Algorithm default_choice(Op op, const AxisMix& mix) {
+  if (op == Op::kSendRecv) return Algorithm::kRing;
+  if (mix.inner && mix.outer && op != Op::kAllToAll && op != Op::kBroadcast) return Algorithm::kHierarchical;
+  return mix.all_grid ? Algorithm::kTorus : Algorithm::kRing;
+}
+
+}  // namespace
+
 Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,
                             const Group& group) {
   const std::uint32_t n = group.size();
@@ -55,50 +106,13 @@ Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec
   const AxisMix mix = classify(topo, group);
   Algorithm a = spec.algorithm;
   if (a == Algorithm::kAuto) {
-    if (spec.op == Op::kSendRecv) {
-      a = Algorithm::kRing;
-    } else if (mix.inner && mix.outer && spec.op != Op::kAllToAll && spec.op != Op::kBroadcast) {
-      a = Algorithm::kHierarchical;
-    } else if (mix.all_grid) {
-      a = Algorithm::kTorus;
-    } else {
-      a = Algorithm::kRing;
-    }
+    // The machine's policy first, where its algorithm can run this operation here.
+    const Algorithm preferred = topo.collectives().algorithm;
+    a = preferred != Algorithm::kAuto && why_not(preferred, spec.op, n, mix).empty() ? preferred
+                                                                                      : default_choice(spec.op, mix);
   }
-  switch (a) {
-    case Algorithm::kBidirectionalRing:
-      if (n < 3) {
-        throw InputError("a bidirectional ring needs at least 3 chips, but this group has " +
-                         std::to_string(n) + " (both directions would join the same pair); use ring");
-      }
-      if (spec.op == Op::kAllToAll || spec.op == Op::kSendRecv) {
-        throw InputError(op_str(spec.op) + " has no bidirectional-ring form; use ring" +
-                         (spec.op == Op::kAllToAll ? " (pairwise exchange) or torus" : ""));
-      }
-      break;
-    case Algorithm::kTorus:
-      if (!mix.all_grid) {
-        throw InputError("the torus algorithm runs on ICI grid axes, but axis \"" +
-                         mix.non_grid_axis + "\" is not one; use hierarchical or ring");
-      }
-      if (spec.op == Op::kSendRecv) {
-        throw InputError("send-recv has no torus form; use ring");
-      }
-      break;
-    case Algorithm::kHierarchical:
-      if (!(mix.inner && mix.outer)) {
-        throw InputError(
-            "the hierarchical algorithm needs a group that spans both a fast tier (ICI or node "
-            "switch) and a slow one (DCN or scale-out); add the slice or node axis, or use " +
-            std::string(mix.all_grid ? "torus" : "ring"));
-      }
-      if (spec.op != Op::kAllReduce && spec.op != Op::kReduceScatter && spec.op != Op::kAllGather) {
-        throw InputError(op_str(spec.op) + " has no hierarchical form; use ring");
-      }
-      break;
-    default:
-      break;
-  }
+  const std::string reason = why_not(a, spec.op, n, mix);
+  if (!reason.empty()) throw InputError(reason);
   return a;
 }
 
@@ -108,8 +122,8 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
   if (groups.empty()) return;
   const Algorithm algorithm = resolve_algorithm(topo, spec, groups.front());
   schedule.begin_collective(collective_index);
-  const Frontier start(topo.chips());
-  Frontier end(topo.chips());
+  const Frontier start(topo.vertices());
+  Frontier end(topo.vertices());
   if (algorithm == Algorithm::kHierarchical) {
     detail::lower_hierarchical(topo, spec, groups, start, end, schedule);
     return;
@@ -117,6 +131,8 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
   for (const Group& g : groups) {
     if (algorithm == Algorithm::kTorus) {
       detail::lower_torus(topo, spec, g, start, end, schedule);
+    } else if (algorithm == Algorithm::kDimensionOrdered) {
+      detail::lower_dimension_ordered(topo, spec, g, start, end, schedule);
     } else {
       detail::lower_ring(topo, spec, g, algorithm == Algorithm::kBidirectionalRing, start, end,
                          schedule);
