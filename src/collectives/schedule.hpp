@@ -20,6 +20,7 @@ struct PlannedTransfer {
   std::uint64_t bytes = 0;       ///< on the wire (a protocol's flags included)
   std::uint32_t collective = 0;  ///< which of the schedule's collectives it belongs to
   SimTime delay_ps = 0;          ///< software time at the source before the first byte leaves
+  SimTime arrival_delay_ps = 0;  ///< software latency at the destination after the last byte
 };
 
 /// A lowered collective (or several running at once): transfers and the transfers each
@@ -28,7 +29,7 @@ class Schedule {
  public:
   /// Adds a transfer that may start `delay_ps` after every transfer in `deps` has arrived.
   TransferIndex add(VertexId src, VertexId dst, std::uint64_t bytes, std::span<const TransferIndex> deps,
-                    SimTime delay_ps = 0);
+                    SimTime delay_ps = 0, SimTime arrival_delay_ps = 0);
   /// Transfers added from now on belong to collective `index`.
   void begin_collective(std::uint32_t index) { current_collective_ = index; }
 

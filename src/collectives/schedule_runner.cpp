@@ -67,6 +67,8 @@ class Runner final : public network::TransferListener {
     release(sim, after_arrival_, tag);
   }
 
+  SimTime arrival_delay_ps(std::uint32_t tag) const override { return schedule_.transfer(tag).arrival_delay_ps; }
+
   const std::vector<SimTime>& finish_ps() const { return finish_ps_; }
 
  private:

@@ -37,7 +37,7 @@ void AnalyticalNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, s
   sim.schedule(departed, from, from, kDeparted, tag);
   // The arrival belongs to the destination chip, which may be simulated elsewhere: its
   // delay is at least one link latency of the route.
-  sim.schedule(departed + latency_ps, from, first_entity_ + dst, kArrived, tag);
+  sim.schedule(departed + latency_ps + listener_.arrival_delay_ps(tag), from, first_entity_ + dst, kArrived, tag);
 }
 
 void AnalyticalNetwork::handle(core::Simulator& sim, const core::Event& event) {

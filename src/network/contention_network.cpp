@@ -56,7 +56,7 @@ void ContentionNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, s
   const core::EntityId here = vertex_entity0_ + src;
   if (src == dst) {
     sim.schedule(sim.now() + delay_ps, here, here, kDeparted, tag);
-    sim.schedule(sim.now() + delay_ps, here, here, kDelivered, tag);
+    sim.schedule(sim.now() + delay_ps + listener_.arrival_delay_ps(tag), here, here, kDelivered, tag);
     return;
   }
   const std::uint32_t id = new_source();
@@ -144,7 +144,7 @@ void ContentionNetwork::on_chunk_head(core::Simulator& sim, topology::VertexId a
     // last chunk, and its tail is the end of the transfer.
     if (chunk.last) {
       const core::EntityId here = vertex_entity0_ + at;
-      sim.schedule(chunk.tail_ps, here, here, kDelivered, chunk.tag);
+      sim.schedule(chunk.tail_ps + listener_.arrival_delay_ps(chunk.tag), here, here, kDelivered, chunk.tag);
     }
     return;
   }

@@ -21,6 +21,10 @@ class TransferListener {
   virtual void transfer_departed(core::Simulator& sim, std::uint32_t tag) = 0;
   /// The last byte of transfer `tag` has arrived at its destination.
   virtual void transfer_done(core::Simulator& sim, std::uint32_t tag) = 0;
+  /// Software latency at the destination before transfer `tag` counts as arrived (a
+  /// protocol's flag and fence, pipelined: neither link nor sender waits for it). Asked
+  /// where the transfer arrives; the same on every process.
+  virtual SimTime arrival_delay_ps(std::uint32_t /*tag*/) const { return 0; }
 
  protected:
   ~TransferListener() = default;

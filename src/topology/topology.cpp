@@ -155,6 +155,13 @@ void Topology::build_switch(const SwitchSpec& layout) {
                        layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
 }
 
+VertexId Topology::common_fabric_switch(const std::vector<ChipId>& chips) const {
+  for (ChipId c : chips) {
+    if (fabric_switch(c) != fabric_switch(chips.front())) return first_leaf_ + leaves_;
+  }
+  return fabric_switch(chips.front());
+}
+
 VertexId Topology::fabric_switch(ChipId chip) const {
   const std::uint32_t node = chip / chips_per_group_;
   const std::uint32_t rail = rails_ > 1 ? chip % chips_per_group_ : 0;

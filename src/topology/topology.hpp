@@ -86,6 +86,9 @@ class Topology {
   VertexId node_switch(ChipId chip) const { return chips_ + chip / chips_per_group_; }
   /// GPU clusters: the scale-out switch `chip`'s NIC is on (its leaf, or its rail switch).
   VertexId fabric_switch(ChipId chip) const;
+  /// GPU clusters: the lowest scale-out switch every chip of `chips` reaches (their common
+  /// leaf, else the spine), where a fabric reducing in the network (SHARP) reduces them.
+  VertexId common_fabric_switch(const std::vector<ChipId>& chips) const;
 
  private:
   void build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::uint32_t slice);
