@@ -155,15 +155,20 @@ Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec
   const auto system = detail::nccl_system(topo, group);
   const bool by_nccl = system.has_value() && nccl::tuned(spec.op);
   Algorithm a = spec.algorithm;
+  const Protocol p = spec.protocol != Protocol::kAuto ? spec.protocol : policy.protocol;
   if (a == Algorithm::kAuto && policy.algorithm != Algorithm::kAuto) {
     // The machine's policy, where its algorithm can run this operation here.
-    const bool runs = by_nccl && is_nccl_algorithm(policy.algorithm) ? true : why_not(policy.algorithm, spec.op, n, mix).empty();
-    if (runs) a = policy.algorithm;
+    if (by_nccl && is_nccl_algorithm(policy.algorithm)) {
+      try {
+        return nccl_choice(*system, spec.op, policy.algorithm, p, spec.bytes);
+      } catch (const InputError&) {
+        // not here: NCCL chooses
+      }
+    } else if (why_not(policy.algorithm, spec.op, n, mix).empty()) {
+      a = policy.algorithm;
+    }
   }
-  if (by_nccl && (a == Algorithm::kAuto || is_nccl_algorithm(a))) {
-    const Protocol p = spec.protocol != Protocol::kAuto ? spec.protocol : policy.protocol;
-    return nccl_choice(*system, spec.op, a, p, spec.bytes);
-  }
+  if (by_nccl && (a == Algorithm::kAuto || is_nccl_algorithm(a))) return nccl_choice(*system, spec.op, a, p, spec.bytes);
   if (spec.protocol != Protocol::kAuto) {
     throw InputError("protocol " + std::string(protocol_name(spec.protocol)) + " is NCCL's: it needs " +
                      (system ? "an operation NCCL tunes (all-reduce, reduce-scatter, all-gather, broadcast) and one of its "

@@ -35,7 +35,9 @@ class NcclEmitter {
 
   /// Adds a transfer of `payload` bytes after `deps` (a chip's first send without deps is
   /// an initial one: it waits the start time); `rate_Bps` (0: link speed) is the
-  /// payload rate this transfer may reach, `step_latency_ps` NCCL's latency for this hop.
+  /// payload rate of the sender (NCCL's per-rank bus rate: the sends of one rank on one
+  /// link go one after the other, each no faster), `step_latency_ps` NCCL's latency for
+  /// this hop.
   TransferIndex send(VertexId src, VertexId dst, double payload, std::vector<TransferIndex> deps, double rate_Bps,
                      SimTime step_latency_ps);
 

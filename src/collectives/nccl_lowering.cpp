@@ -31,6 +31,9 @@ using nccl::Algo;
 using nccl::Proto;
 
 constexpr int kMaxPieces = 64;
+// Trees: NCCL pipelines them in chunks of one step; podsim follows up to this many
+// transfers per tree collective (pieces × trees × 2 sends per chip), then uses larger pieces.
+constexpr double kTreeTransferBudget = 1 << 19;
 constexpr std::uint64_t kNvlsChannels = 16;  // NCCL_NVLS_NCHANNELS default
 constexpr double kNvlsWire = 6.0 / 5.0;     // tuning.cc: NVLS bus-to-algorithm ratio 5/6
 
@@ -125,7 +128,8 @@ void lower_ring(Context& c) {
   const auto n = orders.front().size();
   const int steps = c.op == Op::kAllReduce ? 2 * static_cast<int>(n - 1) : static_cast<int>(n - 1);
   const double chunk = c.bytes / channels / static_cast<double>(n);
-  const double rate = c.bus_Bps(Algo::kRing) / channels;
+  // NCCL's per-rank rate caps each link's FIFO of this rank's sends, whatever channel.
+  const double rate = c.bus_Bps(Algo::kRing);
   double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
   if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
   const SimTime intra_ps = us(intra);
@@ -167,59 +171,94 @@ void lower_broadcast(Context& c) {
 }
 
 /// Reduce up and broadcast down a set of trees, pipelined: `parent[t][x]` is chip x's
-/// parent in tree t (kNoParent at the root); each tree carries `bytes`.
+/// parent in tree t (kNoParent at the root); each tree carries `bytes` in `p` pieces.
+/// Every tree's reduce is added before any broadcast, so a chip's link sends its reduce
+/// traffic first and no broadcast waits behind another tree's reduce. `ready[x]`, if
+/// given, gates chip x's contribution; `done[q][x]` receives what gates x's copy of piece
+/// q of the result.
 constexpr VertexId kNoParent = ~VertexId{0};
+using Deps = std::vector<TransferIndex>;
 void run_trees(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double bytes, int p, double rate,
                SimTime intra_ps, SimTime inter_ps, const std::map<VertexId, TransferIndex>* ready = nullptr,
-               std::vector<std::map<VertexId, std::vector<TransferIndex>>>* done = nullptr) {
+               std::vector<std::map<VertexId, Deps>>* done = nullptr) {
   const double piece = bytes / p;
   auto hop = [&](VertexId a, VertexId b) { return c.topo.node_switch(a) == c.topo.node_switch(b) ? intra_ps : inter_ps; };
-  for (std::size_t t = 0; t < parent.size(); ++t) {
+  struct Shape {
     std::map<VertexId, std::vector<VertexId>> children;
     VertexId root = kNoParent;
+    std::vector<std::vector<VertexId>> by_height;  // chips by distance to their deepest leaf
+    std::vector<std::vector<VertexId>> by_depth;   // chips by distance from the root
+  };
+  std::vector<Shape> shapes(parent.size());
+  std::size_t max_height = 0;
+  std::size_t max_depth = 0;
+  for (std::size_t t = 0; t < parent.size(); ++t) {
+    Shape& sh = shapes[t];
     for (const auto& [x, px] : parent[t]) {
       if (px == kNoParent) {
-        root = x;
+        sh.root = x;
       } else {
-        children[px].push_back(x);
+        sh.children[px].push_back(x);
       }
     }
-    // Leaves first: order the chips by depth, deepest first.
-    std::map<VertexId, int> depth;
-    std::function<int(VertexId)> depth_of = [&](VertexId x) -> int {
-      auto it = depth.find(x);
-      if (it != depth.end()) return it->second;
-      const VertexId px = parent[t].at(x);
-      return depth[x] = px == kNoParent ? 0 : depth_of(px) + 1;
+    std::map<VertexId, std::size_t> height;
+    std::function<std::size_t(VertexId)> height_of = [&](VertexId x) -> std::size_t {
+      auto it = height.find(x);
+      if (it != height.end()) return it->second;
+      std::size_t h = 0;
+      for (VertexId ch : sh.children[x]) h = std::max(h, height_of(ch) + 1);
+      return height[x] = h;
     };
-    std::vector<VertexId> up_order;
-    for (const auto& [x, px] : parent[t]) up_order.push_back(x);
-    std::stable_sort(up_order.begin(), up_order.end(), [&](VertexId a, VertexId b) { return depth_of(a) > depth_of(b); });
-    for (int q = 0; q < p; ++q) {
-      std::map<VertexId, TransferIndex> up;  // x -> its reduce send of piece q
-      auto from_children = [&](VertexId x) {
-        std::vector<TransferIndex> deps;
-        for (VertexId ch : children[x]) deps.push_back(up.at(ch));
-        if (ready != nullptr && ready->count(x) != 0) deps.push_back(ready->at(x));
-        return deps;
-      };
-      for (VertexId x : up_order) {
-        if (x == root) continue;
-        const VertexId px = parent[t].at(x);
-        up[x] = c.em.send(x, px, piece, from_children(x), rate, hop(x, px));
-      }
-      // Broadcast: the root once it has every child's piece, the others once they got it.
-      std::map<VertexId, std::vector<TransferIndex>> have;
-      have[root] = from_children(root);
-      std::vector<VertexId> down_order(up_order.rbegin(), up_order.rend());
-      for (VertexId x : down_order) {
-        for (VertexId ch : children[x]) {
-          const TransferIndex d = c.em.send(x, ch, piece, have[x], rate, hop(x, ch));
-          have[ch] = {d};
+    std::function<void(VertexId, std::size_t)> place = [&](VertexId x, std::size_t depth) {
+      if (sh.by_depth.size() <= depth) sh.by_depth.resize(depth + 1);
+      sh.by_depth[depth].push_back(x);
+      for (VertexId ch : sh.children[x]) place(ch, depth + 1);
+    };
+    place(sh.root, 0);
+    for (const auto& [x, px] : parent[t]) {
+      const std::size_t h = height_of(x);
+      if (sh.by_height.size() <= h) sh.by_height.resize(h + 1);
+      sh.by_height[h].push_back(x);
+    }
+    max_height = std::max(max_height, sh.by_height.size());
+    max_depth = std::max(max_depth, sh.by_depth.size());
+  }
+  // up[t][q][x]: x's reduce send of piece q in tree t.
+  std::vector<std::vector<std::map<VertexId, TransferIndex>>> up(parent.size(), std::vector<std::map<VertexId, TransferIndex>>(static_cast<std::size_t>(p)));
+  auto from_children = [&](std::size_t t, int q, VertexId x) {
+    Deps deps;
+    for (VertexId ch : shapes[t].children[x]) deps.push_back(up[t][static_cast<std::size_t>(q)].at(ch));
+    if (ready != nullptr && ready->count(x) != 0) deps.push_back(ready->at(x));
+    return deps;
+  };
+  // Sends are added in the order they can go, across all trees (leaves first going up, the
+  // root first coming down), so a link's FIFO never holds a ready send behind a waiting one.
+  for (int q = 0; q < p; ++q) {
+    for (std::size_t h = 0; h < max_height; ++h) {
+      for (std::size_t t = 0; t < parent.size(); ++t) {
+        if (h >= shapes[t].by_height.size()) continue;
+        for (VertexId x : shapes[t].by_height[h]) {
+          if (x == shapes[t].root) continue;
+          const VertexId px = parent[t].at(x);
+          up[t][static_cast<std::size_t>(q)][x] = c.em.send(x, px, piece, from_children(t, q, x), rate, hop(x, px));
         }
       }
-      if (done != nullptr) {
-        for (auto& [x, deps] : have) {
+    }
+  }
+  for (int q = 0; q < p; ++q) {
+    std::vector<std::map<VertexId, Deps>> have(parent.size());
+    for (std::size_t t = 0; t < parent.size(); ++t) have[t][shapes[t].root] = from_children(t, q, shapes[t].root);
+    for (std::size_t d = 0; d < max_depth; ++d) {
+      for (std::size_t t = 0; t < parent.size(); ++t) {
+        if (d >= shapes[t].by_depth.size()) continue;
+        for (VertexId x : shapes[t].by_depth[d]) {
+          for (VertexId ch : shapes[t].children[x]) have[t][ch] = {c.em.send(x, ch, piece, have[t][x], rate, hop(x, ch))};
+        }
+      }
+    }
+    if (done != nullptr) {
+      for (auto& tree : have) {
+        for (auto& [x, deps] : tree) {
           auto& all = (*done)[static_cast<std::size_t>(q)][x];
           all.insert(all.end(), deps.begin(), deps.end());
         }
@@ -250,8 +289,10 @@ void lower_tree(Context& c) {
     }
   }
   const double per_tree = c.bytes / static_cast<double>(parent.size());
-  const int p = pieces(per_tree, step_data_bytes(c.proto), 32);
-  run_trees(c, parent, per_tree, p, c.bus_Bps(Algo::kTree) / static_cast<double>(parent.size()),
+  const double chips = static_cast<double>(n_nodes) * g;
+  const int cap = static_cast<int>(std::clamp(kTreeTransferBudget / (2.0 * chips * static_cast<double>(parent.size())), 4.0, 2048.0));
+  const int p = pieces(per_tree, step_data_bytes(c.proto), cap);
+  run_trees(c, parent, per_tree, p, c.bus_Bps(Algo::kTree),
             us(nccl::hop_latency_us(Algo::kTree, c.proto, false)), us(nccl::hop_latency_us(Algo::kTree, c.proto, true)));
 }
 
@@ -323,8 +364,8 @@ void lower_nvls_tree(Context& c) {
   }
   const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kNvlsTree, Proto::kSimple, true));
   std::vector<NvlsPiece> scattered(static_cast<std::size_t>(p));
-  std::vector<std::vector<std::map<VertexId, std::vector<TransferIndex>>>> reduced(
-      static_cast<std::size_t>(p), std::vector<std::map<VertexId, std::vector<TransferIndex>>>(1));
+  std::vector<std::vector<std::map<VertexId, Deps>>> reduced(static_cast<std::size_t>(p),
+                                                             std::vector<std::map<VertexId, Deps>>(1));
   for (int i = 0; i <= p + 1; ++i) {
     if (i < p) {
       c.em.set_wire_factor(kNvlsWire);
