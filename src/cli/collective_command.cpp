@@ -150,7 +150,7 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   std::vector<int> axes;
   for (const auto& name : request.axes) axes.push_back(*topo.axis_index(name));
   const auto groups = collectives::make_groups(topo, axes);
-  collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1}, groups.front());
+  collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1, request.protocol}, groups.front());
   check_sizes(request, topo, static_cast<std::uint32_t>(groups.front().chips.size()), options.args.sizes);
   const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
@@ -159,7 +159,8 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   std::vector<collectives::CollectiveTiming> timings;
   for (std::uint64_t bytes : request.sizes) {
     timings.push_back(
-        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups, executor));
+        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes, request.protocol}, groups,
+                                     executor));
   }
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;
