@@ -19,8 +19,6 @@ struct PlannedTransfer {
   VertexId dst = 0;
   std::uint64_t bytes = 0;       ///< on the wire (a protocol's flags included)
   std::uint32_t collective = 0;  ///< which of the schedule's collectives it belongs to
-  SimTime delay_ps = 0;          ///< software time at the source before the first byte leaves
-  SimTime arrival_delay_ps = 0;  ///< software latency at the destination after the last byte
 };
 
 /// A lowered collective (or several running at once): transfers and the transfers each
@@ -36,12 +34,21 @@ class Schedule {
   std::size_t size() const { return transfers_.size(); }
   std::uint32_t collectives() const { return current_collective_ + 1; }
   const PlannedTransfer& transfer(TransferIndex i) const { return transfers_[i]; }
+  /// Software time at the source before transfer i's first byte leaves.
+  SimTime delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].start_ps; }
+  /// Software latency at the destination after transfer i's last byte.
+  SimTime arrival_delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].arrival_ps; }
   std::span<const TransferIndex> deps(TransferIndex i) const {
     return {dep_items_.data() + dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]};
   }
 
  private:
+  struct Delays {
+    SimTime start_ps = 0;
+    SimTime arrival_ps = 0;
+  };
   std::vector<PlannedTransfer> transfers_;
+  std::vector<Delays> delays_;  ///< empty until a transfer has one (most schedules: none)
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TransferIndex> dep_items_;
   std::uint32_t current_collective_ = 0;

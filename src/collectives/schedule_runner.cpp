@@ -67,7 +67,7 @@ class Runner final : public network::TransferListener {
     release(sim, after_arrival_, tag);
   }
 
-  SimTime arrival_delay_ps(std::uint32_t tag) const override { return schedule_.transfer(tag).arrival_delay_ps; }
+  SimTime arrival_delay_ps(std::uint32_t tag) const override { return schedule_.arrival_delay_ps(tag); }
 
   const std::vector<SimTime>& finish_ps() const { return finish_ps_; }
 
@@ -83,7 +83,7 @@ class Runner final : public network::TransferListener {
 
   void send(core::Simulator& sim, TransferIndex i) {
     const PlannedTransfer& t = schedule_.transfer(i);
-    net_->send(sim, t.src, t.dst, t.bytes, i, t.delay_ps);
+    net_->send(sim, t.src, t.dst, t.bytes, i, schedule_.delay_ps(i));
   }
 
   const Schedule& schedule_;
