@@ -152,6 +152,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   coll_cmd->add_option("--topology,-t", coll.args.topology_file, "Topology file (topologies/*.yaml)")->required();
   coll_cmd->add_option("--op", coll.args.op, list(collectives::op_names()))->capture_default_str();
   coll_cmd->add_option("--algorithm,-a", coll.args.algorithm, list(collectives::algorithm_names()))->capture_default_str();
+  coll_cmd->add_option("--protocol", coll.args.protocol, "NCCL protocol on a GPU cluster: " + list(collectives::protocol_names()))
+      ->capture_default_str();
   coll_cmd->add_option("--axes", coll.args.axes,
                        "Axes each group spans, e.g. x or x,y; every group along them runs at once. 'all' = one group of every chip")
       ->capture_default_str();

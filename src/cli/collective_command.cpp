@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -19,6 +20,11 @@ namespace podsim::cli {
 
 namespace {
 
+/// NCCL's protocol, or empty when NCCL does not run the collective.
+std::string protocol_text(const collectives::CollectiveTiming& r) {
+  return r.protocol == collectives::Protocol::kAuto ? std::string() : std::string(collectives::protocol_name(r.protocol));
+}
+
 output::Table make_table(const config::CollectiveRequest& request,
                          const std::vector<collectives::CollectiveTiming>& timings) {
   output::Table t;
@@ -34,6 +40,8 @@ output::Table make_table(const config::CollectiveRequest& request,
   t.add_real("algbw_Bps", "B/s");
   t.add_real("busbw_Bps", "B/s");
   t.add_real("max_link_utilization", "1");
+  t.add_text("protocol");
+  t.add_real("nccl_predicted_s", "s");
   for (const auto& r : timings) {
     t.texts("op").emplace_back(collectives::op_name(request.op));
     t.texts("algorithm").emplace_back(collectives::algorithm_name(r.algorithm));
@@ -45,6 +53,8 @@ output::Table make_table(const config::CollectiveRequest& request,
     t.reals("algbw_Bps").push_back(r.algbw_Bps);
     t.reals("busbw_Bps").push_back(r.busbw_Bps);
     t.reals("max_link_utilization").push_back(r.max_link_utilization);
+    t.texts("protocol").emplace_back(protocol_text(r));
+    t.reals("nccl_predicted_s").push_back(r.nccl_predicted_s < 0 ? std::nan("") : r.nccl_predicted_s);
   }
   return t;
 }
@@ -63,6 +73,9 @@ void print_json(const config::CollectiveRequest& request,
   for (const auto& r : timings) {
     j.begin_object();
     j.member("bytes", r.bytes);
+    j.member("algorithm", collectives::algorithm_name(r.algorithm));
+    j.member("protocol", protocol_text(r));
+    if (r.nccl_predicted_s >= 0) j.member("nccl_predicted_s", r.nccl_predicted_s);
     j.member("time_s", r.time_s);
     j.member("algbw_Bps", r.algbw_Bps);
     j.member("busbw_Bps", r.busbw_Bps);
@@ -101,15 +114,28 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
   std::string axes;
   for (const auto& a : request.axes) append_joined(axes, ",", a);
   std::ostringstream out;
-  out << collectives::op_name(request.op) << " · " << collectives::algorithm_name(first.algorithm)
-      << " · " << network::fidelity_name(request.network.fidelity) << " network · " << topo.name() << " ("
+  bool one_algorithm = true;
+  for (const auto& r : timings) one_algorithm = one_algorithm && r.algorithm == first.algorithm && r.protocol == first.protocol;
+  const bool nccl = first.protocol != collectives::Protocol::kAuto;
+  out << collectives::op_name(request.op) << " · "
+      << (one_algorithm ? std::string(collectives::algorithm_name(first.algorithm)) : std::string("algorithm per size"))
+      << (nccl ? " · NCCL" : "") << " · " << network::fidelity_name(request.network.fidelity) << " network · " << topo.name() << " ("
       << topo.chips() << " chips) · axes " << axes << ": " << first.groups
       << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n\n";
-  output::TextTable table({"size", "time", "algbw", "busbw", "busiest link"});
+  std::vector<std::string> headers{"size", "algorithm"};
+  if (nccl) headers.insert(headers.end(), {"protocol", "NCCL model"});
+  headers.insert(headers.end(), {"time", "algbw", "busbw", "busiest link"});
+  output::TextTable table(headers);
   for (const auto& r : timings) {
-    table.add_row({units::format_bytes(static_cast<double>(r.bytes)), units::format_seconds(r.time_s),
-                   units::format_bandwidth(r.algbw_Bps), units::format_bandwidth(r.busbw_Bps),
-                   units::format_fixed(100.0 * r.max_link_utilization, 1) + " %"});
+    std::vector<std::string> row{units::format_bytes(static_cast<double>(r.bytes)),
+                                 std::string(collectives::algorithm_name(r.algorithm))};
+    if (nccl) {
+      row.push_back(protocol_text(r));
+      row.push_back(r.nccl_predicted_s < 0 ? "" : units::format_seconds(r.nccl_predicted_s));
+    }
+    row.insert(row.end(), {units::format_seconds(r.time_s), units::format_bandwidth(r.algbw_Bps),
+                           units::format_bandwidth(r.busbw_Bps), units::format_fixed(100.0 * r.max_link_utilization, 1) + " %"});
+    table.add_row(row);
   }
   out << table.render();
   std::cout << out.str();
@@ -124,7 +150,7 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   std::vector<int> axes;
   for (const auto& name : request.axes) axes.push_back(*topo.axis_index(name));
   const auto groups = collectives::make_groups(topo, axes);
-  collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1}, groups.front());
+  collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1, request.protocol}, groups.front());
   check_sizes(request, topo, static_cast<std::uint32_t>(groups.front().chips.size()), options.args.sizes);
   const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
@@ -133,7 +159,8 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   std::vector<collectives::CollectiveTiming> timings;
   for (std::uint64_t bytes : request.sizes) {
     timings.push_back(
-        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes}, groups, executor));
+        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes, request.protocol}, groups,
+                                     executor));
   }
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;

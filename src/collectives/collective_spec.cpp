@@ -14,12 +14,23 @@ constexpr std::array<std::pair<Op, std::string_view>, 6> kOps{{
     {Op::kBroadcast, "broadcast"},
     {Op::kSendRecv, "send-recv"},
 }};
-constexpr std::array<std::pair<Algorithm, std::string_view>, 5> kAlgorithms{{
+constexpr std::array<std::pair<Algorithm, std::string_view>, 10> kAlgorithms{{
     {Algorithm::kAuto, "auto"},
     {Algorithm::kRing, "ring"},
     {Algorithm::kBidirectionalRing, "bidirectional-ring"},
     {Algorithm::kTorus, "torus"},
     {Algorithm::kHierarchical, "hierarchical"},
+    {Algorithm::kDimensionOrdered, "dimension-ordered"},
+    {Algorithm::kTree, "tree"},
+    {Algorithm::kNvls, "nvls"},
+    {Algorithm::kNvlsTree, "nvls-tree"},
+    {Algorithm::kCollNet, "collnet"},
+}};
+constexpr std::array<std::pair<Protocol, std::string_view>, 4> kProtocols{{
+    {Protocol::kAuto, "auto"},
+    {Protocol::kLL, "ll"},
+    {Protocol::kLL128, "ll128"},
+    {Protocol::kSimple, "simple"},
 }};
 
 template <typename T, std::size_t N>
@@ -49,12 +60,26 @@ std::vector<std::string> names_of(const std::array<std::pair<T, std::string_view
 
 std::string_view op_name(Op op) { return name_of(kOps, op); }
 std::string_view algorithm_name(Algorithm a) { return name_of(kAlgorithms, a); }
+std::string_view protocol_name(Protocol p) { return name_of(kProtocols, p); }
+std::vector<std::string> protocol_names() { return names_of(kProtocols); }
+std::optional<Protocol> protocol_from_name(std::string_view name) {
+  // NCCL writes them LL, LL128, Simple (NCCL_PROTO).
+  std::string lower(name);
+  for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  return value_of(kProtocols, lower);
+}
 std::vector<std::string> op_names() { return names_of(kOps); }
 std::vector<std::string> algorithm_names() { return names_of(kAlgorithms); }
 std::optional<Op> op_from_name(std::string_view name) { return value_of(kOps, name); }
 std::optional<Algorithm> algorithm_from_name(std::string_view name) {
   // "bidir-ring" is what people type; accept it as a synonym.
   if (name == "bidir-ring" || name == "bidirectional") return Algorithm::kBidirectionalRing;
+  // NCCL_ALGO spellings.
+  if (name == "NVLS") return Algorithm::kNvls;
+  if (name == "NVLSTree") return Algorithm::kNvlsTree;
+  if (name == "CollNet" || name == "CollnetDirect" || name == "CollNetDirect") return Algorithm::kCollNet;
+  if (name == "Ring") return Algorithm::kRing;
+  if (name == "Tree") return Algorithm::kTree;
   return value_of(kAlgorithms, name);
 }
 

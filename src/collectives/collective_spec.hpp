@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "topology/collective_policy.hpp"
+
 namespace podsim::collectives {
 
 /// Collective operations. Sizes follow nccl-tests: all-reduce, broadcast and send/recv move
@@ -14,30 +16,31 @@ namespace podsim::collectives {
 /// each member.
 enum class Op { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
 
-/// How a collective is lowered to point-to-point transfers.
-enum class Algorithm {
-  kAuto,               ///< hierarchical across slices/nodes, torus on ICI grids, else ring
-  kRing,               ///< one ring through the group
-  kBidirectionalRing,  ///< two rings, one each way, half the data each
-  kTorus,              ///< per-axis phases on every grid axis at once (how XLA runs on TPU tori)
-  kHierarchical,       ///< inside slices/nodes, then across them, then inside again
-};
+/// How a collective is lowered to point-to-point transfers. The enum lives with the
+/// topology, whose collective policy names one (topology/collective_policy.hpp).
+using Algorithm = topology::CollectiveAlgorithm;
+/// NCCL protocol of a collective on an NCCL cluster.
+using Protocol = topology::CollectiveProtocol;
 
 /// One collective over groups of chips.
 struct CollectiveSpec {
   Op op = Op::kAllReduce;
   Algorithm algorithm = Algorithm::kAuto;
   std::uint64_t bytes = 0;  ///< S, see Op
+  Protocol protocol = Protocol::kAuto;  ///< NCCL clusters only; elsewhere ignored
 };
 
 /// "all-reduce", "reduce-scatter", ... as written on the command line and in outputs.
 std::string_view op_name(Op op);
 std::string_view algorithm_name(Algorithm a);
+std::string_view protocol_name(Protocol p);
 /// All names, for error messages ("did you mean").
 std::vector<std::string> op_names();
 std::vector<std::string> algorithm_names();
+std::vector<std::string> protocol_names();
 std::optional<Op> op_from_name(std::string_view name);
 std::optional<Algorithm> algorithm_from_name(std::string_view name);
+std::optional<Protocol> protocol_from_name(std::string_view name);
 
 /// nccl-tests bus-bandwidth factor: busbw = algbw × factor, algbw = S / time.
 /// all-reduce 2(n−1)/n; reduce-scatter, all-gather, all-to-all (n−1)/n; others 1.

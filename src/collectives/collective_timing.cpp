@@ -17,12 +17,15 @@ CollectiveTiming time_collective(const topology::Topology& topo, const network::
                                  const CollectiveSpec& spec, const std::vector<Group>& groups,
                                  ScheduleExecutor& executor) {
   CollectiveTiming t;
-  t.algorithm = resolve_algorithm(topo, spec, groups.front());
+  const Resolved resolved = resolve_collective(topo, spec, groups.front());
+  t.algorithm = resolved.algorithm;
+  t.protocol = resolved.protocol;
+  t.nccl_predicted_s = resolved.nccl_predicted_s;
   t.group_size = groups.front().size();
   t.groups = static_cast<std::uint32_t>(groups.size());
   t.bytes = spec.bytes;
   Schedule schedule;
-  lower_collective(topo, CollectiveSpec{spec.op, t.algorithm, spec.bytes}, groups, 0, schedule);
+  lower_collective(topo, CollectiveSpec{spec.op, t.algorithm, spec.bytes, resolved.protocol}, groups, 0, schedule);
   const ScheduleResult result = executor.run(topo, net, schedule);
   t.transfers = schedule.size();
   t.events = result.events;

@@ -13,6 +13,8 @@ namespace podsim::collectives {
 /// One nccl-tests-style measurement of a simulated collective.
 struct CollectiveTiming {
   Algorithm algorithm = Algorithm::kAuto;  ///< what kAuto resolved to
+  Protocol protocol = Protocol::kAuto;     ///< NCCL's protocol; kAuto when NCCL does not run it
+  double nccl_predicted_s = -1;            ///< NCCL's tuning-model time (< 0: not NCCL)
   std::uint32_t group_size = 0;
   std::uint32_t groups = 0;
   std::uint64_t bytes = 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collectives/lowering_steps.hpp"
+#include "collectives/nccl_lowering.hpp"
 #include "util/error.hpp"
 
 namespace podsim::collectives {
@@ -45,71 +46,161 @@ int broadcast_pieces(std::uint32_t n, std::uint64_t bytes, double bandwidth_Bps,
   return static_cast<int>(std::clamp(std::lround(best), 1L, 64L));
 }
 
-Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,
-                            const Group& group) {
+namespace {
+
+/// Why `a` cannot run `op` on `group`, with what to use instead; empty when it can.
+std::string why_not(Algorithm a, Op op, std::uint32_t n, const AxisMix& mix) {
+  switch (a) {
+    case Algorithm::kBidirectionalRing:
+      if (n < 3) {
+        return "a bidirectional ring needs at least 3 chips, but this group has " + std::to_string(n) +
+               " (both directions would join the same pair); use ring";
+      }
+      if (op == Op::kAllToAll || op == Op::kSendRecv) {
+        return op_str(op) + " has no bidirectional-ring form; use ring" +
+               (op == Op::kAllToAll ? " (pairwise exchange) or torus" : "");
+      }
+      return "";
+    case Algorithm::kTorus:
+      if (!mix.all_grid) {
+        return "the torus algorithm runs on ICI grid axes, but axis \"" + mix.non_grid_axis +
+               "\" is not one; use hierarchical, dimension-ordered or ring";
+      }
+      if (op == Op::kSendRecv) return "send-recv has no torus form; use ring";
+      return "";
+    case Algorithm::kHierarchical:
+      if (!(mix.inner && mix.outer)) {
+        return "the hierarchical algorithm needs a group that spans both a fast tier (ICI or node switch) and a "
+               "slow one (DCN or scale-out); add the slice or node axis, or use " +
+               std::string(mix.all_grid ? "torus" : "ring");
+      }
+      if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) {
+        return op_str(op) + " has no hierarchical form; use ring";
+      }
+      return "";
+    case Algorithm::kDimensionOrdered:
+      if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) {
+        return op_str(op) + " has no dimension-ordered form (it reduce-scatters and all-gathers along each axis); use ring";
+      }
+      return "";
+    case Algorithm::kTree:
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+    case Algorithm::kCollNet:
+      return std::string(algorithm_name(a)) + " is one of NCCL's algorithms: it needs a GPU cluster whose topology has an "
+                                              "nccl section, and all-reduce (nvls also reduce-scatter, all-gather); use ring";
+    default:
+      return "";
+  }
+}
+
+/// What kAuto means on this machine for this group when no policy or NCCL decides.
+Algorithm default_choice(Op op, const AxisMix& mix) {
+  if (op == Op::kSendRecv) return Algorithm::kRing;
+  if (mix.inner && mix.outer && op != Op::kAllToAll && op != Op::kBroadcast) return Algorithm::kHierarchical;
+  return mix.all_grid ? Algorithm::kTorus : Algorithm::kRing;
+}
+
+bool is_nccl_algorithm(Algorithm a) {
+  return a == Algorithm::kRing || a == Algorithm::kTree || a == Algorithm::kNvls || a == Algorithm::kNvlsTree ||
+         a == Algorithm::kCollNet;
+}
+
+/// NCCL's choice for `a` (kAuto: any) and protocol `p` (kAuto: any) on `system`.
+Resolved nccl_choice(const nccl::System& system, Op op, Algorithm a, Protocol p, std::uint64_t bytes) {
+  nccl::Allowed allowed;
+  if (a != Algorithm::kAuto) {
+    for (int i = 0; i < nccl::kAlgos; ++i) {
+      allowed.algos[static_cast<std::size_t>(i)] = nccl::to_algorithm(static_cast<nccl::Algo>(i)) == a;
+    }
+  }
+  // podsim lowers CollNet Direct (not Chain), and only for all-reduce.
+  allowed.algos[static_cast<std::size_t>(nccl::Algo::kCollNetChain)] = false;
+  if (op != Op::kAllReduce) allowed.algos[static_cast<std::size_t>(nccl::Algo::kCollNetDirect)] = false;
+  if (p != Protocol::kAuto) {
+    for (int i = 0; i < nccl::kProtos; ++i) {
+      allowed.protos[static_cast<std::size_t>(i)] = nccl::to_protocol(static_cast<nccl::Proto>(i)) == p;
+    }
+  }
+  const nccl::Model model = nccl::tune(system);
+  nccl::Choice choice;
+  try {
+    choice = nccl::choose(model, op, bytes, allowed);
+  } catch (const InputError&) {
+    std::string why = std::string(algorithm_name(a)) + (p == Protocol::kAuto ? "" : " with protocol " + std::string(protocol_name(p))) +
+                      " cannot run " + op_str(op) + " on this group";
+    if (a == Algorithm::kNvls || a == Algorithm::kNvlsTree) {
+      why += ": NVLS needs nvls: true in the topology's nccl section and 2 or more GPUs of each node in the group" +
+             std::string(system.nodes > 1 ? " (and, across nodes, collnet: true or nvls-tree)" : "");
+    } else if (a == Algorithm::kCollNet) {
+      why += ": CollNet needs collnet: true in the topology's nccl section and a group across nodes";
+    } else if (a == Algorithm::kNvlsTree) {
+      why += ": it needs a group across nodes";
+    }
+    throw InputError(why + (p == Protocol::kAuto ? "; use ring" : "; NVLS and CollNet use protocol simple"));
+  }
+  return Resolved{nccl::to_algorithm(choice.algo), nccl::to_protocol(choice.proto), choice.predicted_us * 1e-6};
+}
+
+}  // namespace
+
+Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group) {
   const std::uint32_t n = group.size();
   if (n < 2) {
     throw InputError("a collective needs at least 2 chips, but this group has " +
                      std::to_string(n) + "; choose axes with more than one chip");
   }
   const AxisMix mix = classify(topo, group);
+  const auto& policy = topo.collectives();
+  const auto system = detail::nccl_system(topo, group);
+  const bool by_nccl = system.has_value() && nccl::tuned(spec.op);
   Algorithm a = spec.algorithm;
-  if (a == Algorithm::kAuto) {
-    if (spec.op == Op::kSendRecv) {
-      a = Algorithm::kRing;
-    } else if (mix.inner && mix.outer && spec.op != Op::kAllToAll && spec.op != Op::kBroadcast) {
-      a = Algorithm::kHierarchical;
-    } else if (mix.all_grid) {
-      a = Algorithm::kTorus;
-    } else {
-      a = Algorithm::kRing;
+  const Protocol p = spec.protocol != Protocol::kAuto ? spec.protocol : policy.protocol;
+  if (a == Algorithm::kAuto && policy.algorithm != Algorithm::kAuto) {
+    // The machine's policy, where its algorithm can run this operation here.
+    if (by_nccl && is_nccl_algorithm(policy.algorithm)) {
+      try {
+        return nccl_choice(*system, spec.op, policy.algorithm, p, spec.bytes);
+      } catch (const InputError&) {
+        // not here: NCCL chooses
+      }
+    } else if (why_not(policy.algorithm, spec.op, n, mix).empty()) {
+      a = policy.algorithm;
     }
   }
-  switch (a) {
-    case Algorithm::kBidirectionalRing:
-      if (n < 3) {
-        throw InputError("a bidirectional ring needs at least 3 chips, but this group has " +
-                         std::to_string(n) + " (both directions would join the same pair); use ring");
-      }
-      if (spec.op == Op::kAllToAll || spec.op == Op::kSendRecv) {
-        throw InputError(op_str(spec.op) + " has no bidirectional-ring form; use ring" +
-                         (spec.op == Op::kAllToAll ? " (pairwise exchange) or torus" : ""));
-      }
-      break;
-    case Algorithm::kTorus:
-      if (!mix.all_grid) {
-        throw InputError("the torus algorithm runs on ICI grid axes, but axis \"" +
-                         mix.non_grid_axis + "\" is not one; use hierarchical or ring");
-      }
-      if (spec.op == Op::kSendRecv) {
-        throw InputError("send-recv has no torus form; use ring");
-      }
-      break;
-    case Algorithm::kHierarchical:
-      if (!(mix.inner && mix.outer)) {
-        throw InputError(
-            "the hierarchical algorithm needs a group that spans both a fast tier (ICI or node "
-            "switch) and a slow one (DCN or scale-out); add the slice or node axis, or use " +
-            std::string(mix.all_grid ? "torus" : "ring"));
-      }
-      if (spec.op != Op::kAllReduce && spec.op != Op::kReduceScatter && spec.op != Op::kAllGather) {
-        throw InputError(op_str(spec.op) + " has no hierarchical form; use ring");
-      }
-      break;
-    default:
-      break;
+  if (by_nccl && (a == Algorithm::kAuto || is_nccl_algorithm(a))) return nccl_choice(*system, spec.op, a, p, spec.bytes);
+  if (spec.protocol != Protocol::kAuto) {
+    throw InputError("protocol " + std::string(protocol_name(spec.protocol)) + " is NCCL's: it needs " +
+                     (system ? "an operation NCCL tunes (all-reduce, reduce-scatter, all-gather, broadcast) and one of its "
+                               "algorithms (ring, tree, nvls, nvls-tree, collnet)"
+                             : "a GPU cluster whose topology has an nccl section") +
+                     "; use protocol auto");
   }
-  return a;
+  if (a == Algorithm::kAuto) a = default_choice(spec.op, mix);
+  const std::string reason = why_not(a, spec.op, n, mix);
+  if (!reason.empty()) throw InputError(reason);
+  return Resolved{a, Protocol::kAuto, -1};
+}
+
+Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,
+                            const Group& group) {
+  return resolve_collective(topo, spec, group).algorithm;
 }
 
 void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec,
                       const std::vector<Group>& groups, std::uint32_t collective_index,
                       Schedule& schedule) {
   if (groups.empty()) return;
-  const Algorithm algorithm = resolve_algorithm(topo, spec, groups.front());
+  const Resolved resolved = resolve_collective(topo, spec, groups.front());
+  const Algorithm algorithm = resolved.algorithm;
   schedule.begin_collective(collective_index);
-  const Frontier start(topo.chips());
-  Frontier end(topo.chips());
+  const Frontier start(topo.vertices());
+  Frontier end(topo.vertices());
+  if (resolved.protocol != Protocol::kAuto) {
+    detail::lower_nccl(topo, CollectiveSpec{spec.op, algorithm, spec.bytes, resolved.protocol}, groups, start, end,
+                       schedule);
+    return;
+  }
   if (algorithm == Algorithm::kHierarchical) {
     detail::lower_hierarchical(topo, spec, groups, start, end, schedule);
     return;
@@ -117,6 +208,8 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
   for (const Group& g : groups) {
     if (algorithm == Algorithm::kTorus) {
       detail::lower_torus(topo, spec, g, start, end, schedule);
+    } else if (algorithm == Algorithm::kDimensionOrdered) {
+      detail::lower_dimension_ordered(topo, spec, g, start, end, schedule);
     } else {
       detail::lower_ring(topo, spec, g, algorithm == Algorithm::kBidirectionalRing, start, end,
                          schedule);

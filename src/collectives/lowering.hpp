@@ -8,10 +8,22 @@
 
 namespace podsim::collectives {
 
-/// The algorithm `spec.algorithm` resolves to for `group` (kAuto becomes a real one).
-/// Throws InputError, with the reason and what to use instead, when the algorithm cannot
-/// run this operation on this group (e.g. a bidirectional ring on 2 chips, the torus
-/// algorithm across DCN).
+/// What a collective runs as: the algorithm, and on an NCCL cluster the protocol NCCL
+/// uses and what NCCL's own model predicts.
+struct Resolved {
+  Algorithm algorithm = Algorithm::kRing;
+  Protocol protocol = Protocol::kAuto;  ///< kAuto when NCCL does not run it
+  double nccl_predicted_s = -1;         ///< NCCL's tuning-model time; < 0 when not NCCL
+};
+
+/// What `spec` resolves to on `group`: kAuto becomes the machine's choice (the topology's
+/// collective policy; NCCL's tuning model on an NCCL cluster, choosing the protocol too;
+/// else hierarchical, torus or ring). Throws InputError, with the reason and what to use
+/// instead, when the algorithm cannot run this operation on this group (e.g. a
+/// bidirectional ring on 2 chips, the torus algorithm across DCN, NVLS without NVSwitch SHARP).
+Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group);
+
+/// resolve_collective(...).algorithm.
 Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,
                             const Group& group);
 

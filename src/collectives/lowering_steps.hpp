@@ -30,6 +30,11 @@ void axis_phase(const Group& group, std::size_t axis_pos,
 void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                  const Frontier& start, Frontier& end, Schedule& schedule);
 
+/// Dimension-ordered lowering: reduce-scatter along each dimension in turn, all-reduce on
+/// the last, all-gather back in reverse order, one ring per line.
+void lower_dimension_ordered(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+                             const Frontier& start, Frontier& end, Schedule& schedule);
+
 /// Hierarchical lowering over all `groups` at once: inside slices/nodes, across, inside.
 void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
                         const std::vector<Group>& groups, const Frontier& start, Frontier& end,

@@ -9,13 +9,15 @@
 namespace podsim::collectives {
 
 using topology::ChipId;
+using topology::VertexId;
 using TransferIndex = std::uint32_t;
 
-/// One point-to-point transfer of a lowered collective.
+/// One point-to-point transfer of a lowered collective. Its ends are chips, or a switch
+/// that reduces or multicasts in the network (NVLS, CollNet).
 struct PlannedTransfer {
-  ChipId src = 0;
-  ChipId dst = 0;
-  std::uint64_t bytes = 0;
+  VertexId src = 0;
+  VertexId dst = 0;
+  std::uint64_t bytes = 0;       ///< on the wire (a protocol's flags included)
   std::uint32_t collective = 0;  ///< which of the schedule's collectives it belongs to
 };
 
@@ -23,32 +25,42 @@ struct PlannedTransfer {
 /// must wait for. It is a DAG because a transfer only depends on earlier ones.
 class Schedule {
  public:
-  /// Adds a transfer that may start once every transfer in `deps` has arrived.
-  TransferIndex add(ChipId src, ChipId dst, std::uint64_t bytes, std::span<const TransferIndex> deps);
+  /// Adds a transfer that may start `delay_ps` after every transfer in `deps` has arrived.
+  TransferIndex add(VertexId src, VertexId dst, std::uint64_t bytes, std::span<const TransferIndex> deps,
+                    SimTime delay_ps = 0, SimTime arrival_delay_ps = 0);
   /// Transfers added from now on belong to collective `index`.
   void begin_collective(std::uint32_t index) { current_collective_ = index; }
 
   std::size_t size() const { return transfers_.size(); }
   std::uint32_t collectives() const { return current_collective_ + 1; }
   const PlannedTransfer& transfer(TransferIndex i) const { return transfers_[i]; }
+  /// Software time at the source before transfer i's first byte leaves.
+  SimTime delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].start_ps; }
+  /// Software latency at the destination after transfer i's last byte.
+  SimTime arrival_delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].arrival_ps; }
   std::span<const TransferIndex> deps(TransferIndex i) const {
     return {dep_items_.data() + dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]};
   }
 
  private:
+  struct Delays {
+    SimTime start_ps = 0;
+    SimTime arrival_ps = 0;
+  };
   std::vector<PlannedTransfer> transfers_;
+  std::vector<Delays> delays_;  ///< empty until a transfer has one (most schedules: none)
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TransferIndex> dep_items_;
   std::uint32_t current_collective_ = 0;
 };
 
-/// Per chip: the transfers that must have arrived before the chip may start its next phase
-/// (its last send and its last receive of the phase before).
+/// Per vertex (chips first): the transfers that must have arrived before it may start its
+/// next phase (its last send and its last receive of the phase before).
 class Frontier {
  public:
-  explicit Frontier(std::size_t chips) : ready_(chips) {}
-  std::span<const TransferIndex> ready(ChipId c) const { return ready_[c]; }
-  void add(ChipId c, TransferIndex t) { ready_[c].push_back(t); }
+  explicit Frontier(std::size_t vertices) : ready_(vertices) {}
+  std::span<const TransferIndex> ready(VertexId c) const { return ready_[c]; }
+  void add(VertexId c, TransferIndex t) { ready_[c].push_back(t); }
   /// Adds everything `other` holds (used to join concurrent phases).
   void merge(const Frontier& other);
   std::size_t chips() const { return ready_.size(); }

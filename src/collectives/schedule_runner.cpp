@@ -33,7 +33,7 @@ class Runner final : public network::TransferListener {
     std::vector<std::pair<TransferIndex, TransferIndex>> on_departure;
     std::vector<std::pair<TransferIndex, TransferIndex>> on_arrival;
     for (TransferIndex i = 0; i < schedule.size(); ++i) {
-      const ChipId src = schedule.transfer(i).src;
+      const VertexId src = schedule.transfer(i).src;
       pending_[i] = static_cast<std::uint32_t>(schedule.deps(i).size());
       for (TransferIndex d : schedule.deps(i)) {
         const PlannedTransfer& dep = schedule.transfer(d);
@@ -67,10 +67,12 @@ class Runner final : public network::TransferListener {
     release(sim, after_arrival_, tag);
   }
 
+  SimTime arrival_delay_ps(std::uint32_t tag) const override { return schedule_.arrival_delay_ps(tag); }
+
   const std::vector<SimTime>& finish_ps() const { return finish_ps_; }
 
  private:
-  bool is_local(ChipId c) const { return local_.empty() || local_[c] != 0; }
+  bool is_local(VertexId c) const { return local_.empty() || local_[c] != 0; }
 
   void release(core::Simulator& sim, const Adjacency& waiting, TransferIndex done) {
     for (std::uint32_t k = waiting.begin[done]; k < waiting.begin[done + 1]; ++k) {
@@ -81,7 +83,7 @@ class Runner final : public network::TransferListener {
 
   void send(core::Simulator& sim, TransferIndex i) {
     const PlannedTransfer& t = schedule_.transfer(i);
-    net_->send(sim, t.src, t.dst, t.bytes, i);
+    net_->send(sim, t.src, t.dst, t.bytes, i, schedule_.delay_ps(i));
   }
 
   const Schedule& schedule_;

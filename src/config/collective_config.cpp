@@ -79,6 +79,7 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   flag("network", "model", "--network", args.network, YAML::Node(args.network));
   flag("collective", "op", "--op", args.op, YAML::Node(args.op));
   flag("collective", "algorithm", "--algorithm", args.algorithm, YAML::Node(args.algorithm));
+  flag("collective", "protocol", "--protocol", args.protocol, YAML::Node(args.protocol));
   flag("collective", "axes", "--axes", args.axes, as_list(args.axes));
   flag("collective", "sizes", "--sizes", args.sizes, as_list(args.sizes));
   apply_overrides(root, parse_overrides(args.sets), sources);
@@ -92,13 +93,16 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   request.network = read_network(net_reader);
 
   Reader c = top.child("collective");
-  c.allow_only({"op", "algorithm", "axes", "sizes"});
+  c.allow_only({"op", "algorithm", "protocol", "axes", "sizes"});
   request.op = *collectives::op_from_name(c.choice("op", collectives::op_names()));
   std::vector<std::string> algorithms = collectives::algorithm_names();
   const std::string algorithm = c.text("algorithm");
   const auto parsed_algorithm = collectives::algorithm_from_name(algorithm);
   if (!parsed_algorithm) c.choice("algorithm", algorithms);  // throws with the choices
   request.algorithm = *parsed_algorithm;
+  const auto parsed_protocol = collectives::protocol_from_name(c.text("protocol"));
+  if (!parsed_protocol) c.choice("protocol", collectives::protocol_names());  // throws with the choices
+  request.protocol = *parsed_protocol;
 
   const std::vector<std::string> names = topology::axis_names(request.topology);
   const YAML::Node axes = c.node("axes");

@@ -16,6 +16,7 @@ struct CollectiveArgs {
   std::string topology_file;
   std::string op = "all-reduce";
   std::string algorithm = "auto";
+  std::string protocol = "auto";
   std::string axes = "all";
   std::string sizes = "1KiB..1GiB";
   std::string network = "analytical";
@@ -28,6 +29,7 @@ struct CollectiveRequest {
   network::NetworkSpec network;
   collectives::Op op = collectives::Op::kAllReduce;
   collectives::Algorithm algorithm = collectives::Algorithm::kAuto;
+  collectives::Protocol protocol = collectives::Protocol::kAuto;  ///< NCCL clusters only
   std::vector<std::string> axes;     ///< axis names (all of them for "all")
   std::vector<std::uint64_t> sizes;  ///< bytes, in the order given
   /// The resolved request: {topology: …, network: …, collective: …}.

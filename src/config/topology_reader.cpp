@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "collectives/collective_spec.hpp"
 #include "config/document.hpp"
 #include "util/error.hpp"
 
@@ -88,6 +89,78 @@ topology::GridSpec read_grid(Reader& r, bool is_slice) {
   return topology::GridSpec{dims, wrap, twisted, read_link(r, "link")};
 }
 
+const std::vector<std::string> kArchs{"volta", "ampere", "hopper"};
+
+bool nccl_only(topology::CollectiveAlgorithm a) {
+  using A = topology::CollectiveAlgorithm;
+  return a == A::kTree || a == A::kNvls || a == A::kNvlsTree || a == A::kCollNet;
+}
+
+/// The `nccl:` section of a GPU cluster: what NCCL finds on it, and the fitted launch cost.
+topology::NcclSpec read_nccl(const Reader& parent) {
+  Reader r = parent.child("nccl");
+  r.allow_only({"arch", "nvls", "collnet", "launch"});
+  topology::NcclSpec spec;
+  const std::string arch = r.choice("arch", kArchs);
+  spec.arch = arch == "volta" ? topology::GpuArch::kVolta : arch == "ampere" ? topology::GpuArch::kAmpere
+                                                                             : topology::GpuArch::kHopper;
+  r.set_default("nvls", "false");
+  r.set_default("collnet", "false");
+  r.set_default("launch", "0 us");
+  spec.nvls = r.boolean("nvls");
+  if (spec.nvls && spec.arch != topology::GpuArch::kHopper) {
+    r.fail("nvls", "NVLS (NVLink SHARP) needs Hopper GPUs on 3rd-generation NVSwitches; set arch: hopper or nvls: false");
+  }
+  spec.collnet = r.boolean("collnet");
+  spec.launch_ps = r.duration("launch");
+  r.check_plausible("launch", to_seconds(spec.launch_ps), units::PlausibleRange{0, 1e-3, 1e-5, "s", "collective launch"});
+  return spec;
+}
+
+/// The scale-out fabric of a GPU cluster: leaves, rails, oversubscription.
+topology::FabricSpec read_fabric(const Reader& parent, std::int64_t nodes) {
+  topology::FabricSpec fabric;
+  if (!parent.has("fabric")) return fabric;
+  Reader r = parent.child("fabric");
+  r.allow_only({"nodes_per_leaf", "rail_optimized", "oversubscription"});
+  r.set_default("nodes_per_leaf", std::to_string(nodes));
+  r.set_default("rail_optimized", "false");
+  r.set_default("oversubscription", "1");
+  fabric.nodes_per_leaf = static_cast<int>(r.integer("nodes_per_leaf", 1, nodes));
+  fabric.rail_optimized = r.boolean("rail_optimized");
+  fabric.oversubscription = r.real("oversubscription", 1, 1024);
+  if (fabric.oversubscription > 1 && fabric.nodes_per_leaf == nodes && !fabric.rail_optimized) {
+    r.fail("oversubscription", "has no effect on a fabric of one leaf (nodes_per_leaf equals nodes and no rails): no "
+                               "traffic crosses the spine; set nodes_per_leaf to the nodes one leaf serves");
+  }
+  return fabric;
+}
+
+/// The optional `collectives:` section: what a collective asking for `auto` runs.
+topology::CollectivePolicy read_policy(const Reader& parent, bool has_nccl) {
+  topology::CollectivePolicy policy;
+  if (!parent.has("collectives")) return policy;
+  Reader r = parent.child("collectives");
+  r.allow_only({"algorithm", "protocol"});
+  r.set_default("algorithm", "auto");
+  r.set_default("protocol", "auto");
+  const std::string algorithm = r.text("algorithm");
+  const auto parsed = collectives::algorithm_from_name(algorithm);
+  if (!parsed) r.choice("algorithm", collectives::algorithm_names());  // throws with the choices
+  policy.algorithm = *parsed;
+  if (nccl_only(policy.algorithm) && !has_nccl) {
+    r.fail("algorithm", "\"" + algorithm + "\" is an NCCL algorithm; it needs a GPU cluster (kind: switch) with an nccl section");
+  }
+  const std::string protocol = r.text("protocol");
+  const auto proto = collectives::protocol_from_name(protocol);
+  if (!proto) r.choice("protocol", collectives::protocol_names());
+  policy.protocol = *proto;
+  if (policy.protocol != topology::CollectiveProtocol::kAuto && !has_nccl) {
+    r.fail("protocol", "protocols are NCCL's; they need a GPU cluster (kind: switch) with an nccl section");
+  }
+  return policy;
+}
+
 }  // namespace
 
 void inline_topology_includes(YAML::Node topology, const std::string& path,
@@ -104,26 +177,36 @@ topology::TopologySpec read_topology(Reader& r) {
     // Without a kind, check against every kind's keys, so that a misspelt "kind" is
     // reported as such rather than as missing.
     r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link", "nodes",
-                  "chips_per_node", "intra", "scale_out", "slices", "slice", "dcn"});
+                  "chips_per_node", "intra", "scale_out", "fabric", "nccl", "slices", "slice", "dcn", "collectives"});
   }
   const std::string kind = r.choice("kind", kKinds);
   if (kind == "torus" || kind == "mesh") {
-    r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link"});
+    r.allow_only({"schema_version", "name", "kind", "dims", "wraparound", "twisted", "link", "collectives"});
     read_document_header(r);
-    return topology::TopologySpec{r.text("name"), read_grid(r, false)};
+    const std::string name = r.text("name");
+    topology::GridSpec grid = read_grid(r, false);
+    return topology::TopologySpec{name, std::move(grid), read_policy(r, false)};
   }
   if (kind == "switch") {
-    r.allow_only({"schema_version", "name", "kind", "nodes", "chips_per_node", "intra", "scale_out"});
+    r.allow_only({"schema_version", "name", "kind", "nodes", "chips_per_node", "intra", "scale_out", "fabric", "nccl",
+                  "collectives"});
     read_document_header(r);
     const std::string name = r.text("name");
     const std::int64_t nodes = r.integer("nodes", 1, kMaxChips);
     const std::int64_t per_node = r.integer("chips_per_node", 1, 4096);
     if (nodes * per_node > kMaxChips) r.fail("nodes", "describes more than " + std::to_string(kMaxChips) + " chips");
+    const topology::LinkSpec intra = read_link(r, "intra");
+    const topology::LinkSpec scale_out = read_link(r, "scale_out");
+    const topology::FabricSpec fabric = read_fabric(r, nodes);
+    std::optional<topology::NcclSpec> nccl;
+    if (r.has("nccl")) nccl = read_nccl(r);
+    topology::CollectivePolicy policy = read_policy(r, nccl.has_value());
+    policy.nccl = nccl;
     return topology::TopologySpec{
-        name, topology::SwitchSpec{static_cast<int>(nodes), static_cast<int>(per_node),
-                                   read_link(r, "intra"), read_link(r, "scale_out")}};
+        name, topology::SwitchSpec{static_cast<int>(nodes), static_cast<int>(per_node), intra, scale_out, fabric},
+        policy};
   }
-  r.allow_only({"schema_version", "name", "kind", "slices", "slice", "dcn"});
+  r.allow_only({"schema_version", "name", "kind", "slices", "slice", "dcn", "collectives"});
   read_document_header(r);
   const std::string name = r.text("name");
   const std::int64_t slices = r.integer("slices", 1, 4096);
@@ -135,7 +218,9 @@ topology::TopologySpec read_topology(Reader& r) {
   std::int64_t chips = slices;
   for (int d : grid.dims) chips *= d;
   if (chips > kMaxChips) r.fail("slices", "describes more than " + std::to_string(kMaxChips) + " chips");
-  return topology::TopologySpec{name, topology::MultisliceSpec{static_cast<int>(slices), std::move(grid), read_link(r, "dcn")}};
+  const topology::LinkSpec dcn = read_link(r, "dcn");
+  return topology::TopologySpec{name, topology::MultisliceSpec{static_cast<int>(slices), std::move(grid), dcn},
+                                read_policy(r, false)};
 }
 
 }  // namespace podsim::config

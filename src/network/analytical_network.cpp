@@ -15,7 +15,8 @@ AnalyticalNetwork::AnalyticalNetwork(const topology::Topology& topo, core::Simul
   bind_network_entities(topo, sim, first_entity, *this, local);
 }
 
-void AnalyticalNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) {
+void AnalyticalNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag,
+                             SimTime delay_ps) {
   SimTime latency_ps = 0;
   double bottleneck_Bps = std::numeric_limits<double>::infinity();
   topology::VertexId at = src;
@@ -31,12 +32,12 @@ void AnalyticalNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::
     usage_[id].busy_ps += transfer_time_ps(size, link.bandwidth_Bps);
     at = link.dst;
   }
-  const SimTime departed = sim.now() + (src == dst ? 0 : transfer_time_ps(size, bottleneck_Bps));
+  const SimTime departed = sim.now() + delay_ps + (src == dst ? 0 : transfer_time_ps(size, bottleneck_Bps));
   const core::EntityId from = first_entity_ + src;
   sim.schedule(departed, from, from, kDeparted, tag);
   // The arrival belongs to the destination chip, which may be simulated elsewhere: its
   // delay is at least one link latency of the route.
-  sim.schedule(departed + latency_ps, from, first_entity_ + dst, kArrived, tag);
+  sim.schedule(departed + latency_ps + listener_.arrival_delay_ps(tag), from, first_entity_ + dst, kArrived, tag);
 }
 
 void AnalyticalNetwork::handle(core::Simulator& sim, const core::Event& event) {

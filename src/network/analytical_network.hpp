@@ -12,7 +12,9 @@ class AnalyticalNetwork final : public NetworkModel, private core::EventHandler 
   AnalyticalNetwork(const topology::Topology& topo, core::Simulator& sim, core::EntityId first_entity,
                     TransferListener& listener, const LocalVertices& local);
 
-  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) override;
+  using NetworkModel::send;
+  void send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag,
+            SimTime delay_ps) override;
   const std::vector<LinkUsage>& link_usage() const override { return usage_; }
 
  private:

@@ -7,11 +7,11 @@ namespace podsim::network {
 namespace {
 // Event kinds: the low 4 bits; a chunk head also carries a last-chunk flag (bit 4) and its
 // destination chip (bits 8..31).
-enum EventKind : std::uint32_t { kChunkHead = 1, kLinkFree = 2, kDelivered = 3, kDeparted = 4 };
+enum EventKind : std::uint32_t { kChunkHead = 1, kLinkFree = 2, kDelivered = 3, kDeparted = 4, kStart = 5 };
 constexpr std::uint32_t kLastChunk = 1u << 4;
 constexpr std::uint64_t kMaxChunkBytes = 1ull << 31;
 
-std::uint32_t chunk_kind(bool last, ChipId dst) { return kChunkHead | (last ? kLastChunk : 0) | (dst << 8); }
+std::uint32_t chunk_kind(bool last, VertexId dst) { return kChunkHead | (last ? kLastChunk : 0) | (dst << 8); }
 }  // namespace
 
 ContentionNetwork::Chunk ContentionNetwork::ChunkQueue::pop() {
@@ -51,11 +51,12 @@ std::uint32_t ContentionNetwork::new_source() {
   return static_cast<std::uint32_t>(sources_.size() - 1);
 }
 
-void ContentionNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) {
+void ContentionNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag,
+                             SimTime delay_ps) {
   const core::EntityId here = vertex_entity0_ + src;
   if (src == dst) {
-    sim.schedule(sim.now(), here, here, kDeparted, tag);
-    sim.schedule(sim.now(), here, here, kDelivered, tag);
+    sim.schedule(sim.now() + delay_ps, here, here, kDeparted, tag);
+    sim.schedule(sim.now() + delay_ps + listener_.arrival_delay_ps(tag), here, here, kDelivered, tag);
     return;
   }
   const std::uint32_t id = new_source();
@@ -65,6 +66,11 @@ void ContentionNetwork::send(core::Simulator& sim, ChipId src, ChipId dst, std::
   const std::uint64_t wanted = (bytes + spec_.max_chunks - 1) / spec_.max_chunks;
   s.chunk_bytes = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(wanted, spec_.min_chunk_bytes, kMaxChunkBytes));
   s.bytes_to_inject = bytes;
+  if (delay_ps > 0) {
+    // The source starts injecting later; the event stays at this vertex.
+    sim.schedule(sim.now() + delay_ps, here, here, kStart, id);
+    return;
+  }
   offer(sim, topo_.next_link(src, dst), next_chunk(sim, id));
 }
 
@@ -138,7 +144,7 @@ void ContentionNetwork::on_chunk_head(core::Simulator& sim, topology::VertexId a
     // last chunk, and its tail is the end of the transfer.
     if (chunk.last) {
       const core::EntityId here = vertex_entity0_ + at;
-      sim.schedule(chunk.tail_ps, here, here, kDelivered, chunk.tag);
+      sim.schedule(chunk.tail_ps + listener_.arrival_delay_ps(chunk.tag), here, here, kDelivered, chunk.tag);
     }
     return;
   }
@@ -159,6 +165,11 @@ void ContentionNetwork::handle(core::Simulator& sim, const core::Event& event) {
     case kDeparted:
       listener_.transfer_departed(sim, static_cast<std::uint32_t>(event.a));
       break;
+    case kStart: {
+      const auto id = static_cast<std::uint32_t>(event.a);
+      offer(sim, topo_.next_link(event.target - vertex_entity0_, sources_[id].dst), next_chunk(sim, id));
+      break;
+    }
     default:
       break;
   }

@@ -26,13 +26,15 @@ class ContentionNetwork final : public NetworkModel, private core::EventHandler 
   ContentionNetwork(const NetworkSpec& spec, const topology::Topology& topo, core::Simulator& sim,
                     core::EntityId first_entity, TransferListener& listener, const LocalVertices& local);
 
-  void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes, std::uint32_t tag) override;
+  using NetworkModel::send;
+  void send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag,
+            SimTime delay_ps) override;
   const std::vector<LinkUsage>& link_usage() const override { return usage_; }
 
  private:
   /// A transfer as its source sees it.
   struct Source {
-    ChipId dst = 0;
+    VertexId dst = 0;
     std::uint32_t tag = 0;
     std::uint64_t bytes_to_inject = 0;  ///< not yet handed to the first link
     std::uint32_t chunk_bytes = 0;
@@ -40,7 +42,7 @@ class ContentionNetwork final : public NetworkModel, private core::EventHandler 
   struct Chunk {
     std::uint32_t tag = 0;
     std::uint32_t bytes = 0;
-    ChipId dst = 0;
+    VertexId dst = 0;
     SimTime tail_ps = 0;       ///< when its last byte is (or will be) at the link's source
     bool last = false;         ///< the transfer's final chunk
     std::int64_t source = -1;  ///< index in sources_ when it is being injected by this chip

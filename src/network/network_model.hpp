@@ -11,6 +11,7 @@
 namespace podsim::network {
 
 using topology::ChipId;
+using topology::VertexId;
 
 /// Told what happens to transfers. Each call runs where the event happens: departure at the
 /// source chip, arrival at the destination chip (on different ranks when partitioned).
@@ -20,6 +21,10 @@ class TransferListener {
   virtual void transfer_departed(core::Simulator& sim, std::uint32_t tag) = 0;
   /// The last byte of transfer `tag` has arrived at its destination.
   virtual void transfer_done(core::Simulator& sim, std::uint32_t tag) = 0;
+  /// Software latency at the destination before transfer `tag` counts as arrived (a
+  /// protocol's flag and fence, pipelined: neither link nor sender waits for it). Asked
+  /// where the transfer arrives; the same on every process.
+  virtual SimTime arrival_delay_ps(std::uint32_t /*tag*/) const { return 0; }
 
  protected:
   ~TransferListener() = default;
@@ -37,11 +42,17 @@ class NetworkModel {
  public:
   virtual ~NetworkModel() = default;
 
-  /// Starts moving `bytes` from `src` (a chip this process simulates) to `dst` now; the
+  /// Starts moving `bytes` from `src` (a vertex this process simulates: a chip, or a
+  /// switch that reduces or multicasts in the network) to `dst` after `delay_ps` (software
+  /// time at the source, e.g. a protocol's per-step overhead: no link is busy during it); the
   /// listener hears `tag` when the last byte has left and when it has arrived. A zero-byte
   /// send still pays the route latency.
-  virtual void send(core::Simulator& sim, ChipId src, ChipId dst, std::uint64_t bytes,
-                    std::uint32_t tag) = 0;
+  virtual void send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes,
+                    std::uint32_t tag, SimTime delay_ps) = 0;
+  /// The same, starting now.
+  void send(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag) {
+    send(sim, src, dst, bytes, tag, 0);
+  }
 
   /// Bytes and busy time per directed link (index = LinkId), accumulated since creation;
   /// zero for links this process does not simulate.

@@ -12,7 +12,7 @@ VertexPartition partition_vertices(const topology::Topology& topo, const collect
   std::vector<double> work(chips, 0.0);
   for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
     const auto& t = schedule.transfer(i);
-    work[t.src] += 65536.0 + static_cast<double>(t.bytes);
+    if (t.src < chips) work[t.src] += 65536.0 + static_cast<double>(t.bytes);  // a switch's work follows its chips
   }
   double total = 0;
   for (double w : work) total += w;

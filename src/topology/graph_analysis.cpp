@@ -5,6 +5,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
 #include <boost/graph/visitors.hpp>
 
 namespace podsim::topology {
@@ -22,10 +23,51 @@ Graph make_graph(const Topology& topo, std::optional<LinkTier> only_tier) {
   return g;
 }
 
+/// Largest flow from the chips of side A to those of side B, every link a capacity: the
+/// general form, for switches joined to switches (a leaf-spine fabric).
+double max_flow(const Topology& topo, const std::vector<char>& in_a) {
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  using FlowGraph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+      boost::property<boost::edge_capacity_t, double,
+                      boost::property<boost::edge_residual_capacity_t, double,
+                                      boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
+  const auto n = topo.vertices();
+  FlowGraph g(n + 2);
+  auto capacity = boost::get(boost::edge_capacity, g);
+  auto reverse = boost::get(boost::edge_reverse, g);
+  auto add = [&](std::size_t from, std::size_t to, double c) {
+    const auto e = boost::add_edge(from, to, g).first;
+    const auto r = boost::add_edge(to, from, g).first;
+    capacity[e] = c;
+    capacity[r] = 0;
+    reverse[e] = r;
+    reverse[r] = e;
+  };
+  double unbounded = 0;
+  for (const Link& l : topo.links()) {
+    add(l.src, l.dst, l.bandwidth_Bps);
+    unbounded += l.bandwidth_Bps;
+  }
+  const std::size_t source = n;
+  const std::size_t sink = n + 1;
+  for (ChipId c = 0; c < topo.chips(); ++c) {
+    if (in_a[c]) {
+      add(source, c, unbounded);
+    } else {
+      add(c, sink, unbounded);
+    }
+  }
+  return boost::push_relabel_max_flow(g, source, sink);
+}
+
 /// Bandwidth from side A (`in_a[chip]`) to side B. Switches are non-blocking: through a
 /// switch, A can push min(A's ports into it, B's ports out of it).
 double cut_bandwidth(const Topology& topo, const std::vector<char>& in_a) {
   const std::uint32_t chips = topo.chips();
+  for (const Link& l : topo.links()) {
+    if (l.src >= chips && l.dst >= chips) return max_flow(topo, in_a);
+  }
   double direct = 0;
   std::vector<double> into_switch(topo.vertices(), 0.0);
   std::vector<double> out_of_switch(topo.vertices(), 0.0);

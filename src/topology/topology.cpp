@@ -26,7 +26,8 @@ std::string grid_kind(const GridGeometry& g) {
 }
 }  // namespace
 
-Topology::Topology(const TopologySpec& spec) : name_(spec.name), axis_names_(axis_names(spec)) {
+Topology::Topology(const TopologySpec& spec)
+    : name_(spec.name), axis_names_(axis_names(spec)), collectives_(spec.collectives) {
   std::visit(
       [&](const auto& layout) {
         using T = std::decay_t<decltype(layout)>;
@@ -62,35 +63,7 @@ Topology::Topology(const TopologySpec& spec) : name_(spec.name), axis_names_(axi
           axes_.push_back(Axis{axis_names_.back(), layout.slices, false, LinkTier::kDcn,
                                layout.dcn.bandwidth_Bps, layout.dcn.latency_ps});
         } else {
-          if (layout.nodes < 1 || layout.chips_per_node < 1) {
-            throw InputError("nodes and chips_per_node must be at least 1");
-          }
-          kind_ = "switch";
-          layout_ = Layout::kSwitch;
-          switched_ = true;
-          chips_per_group_ = static_cast<std::uint32_t>(layout.chips_per_node);
-          groups_ = static_cast<std::uint32_t>(layout.nodes);
-          chips_ = chips_per_group_ * groups_;
-          vertices_ = chips_ + groups_ + 1;  // node switches, then the scale-out fabric
-          out_.resize(vertices_);
-          const VertexId fabric = chips_ + groups_;
-          up_link_.resize(chips_);
-          down_link_.resize(chips_);
-          nic_up_.resize(chips_);
-          nic_down_.resize(chips_);
-          for (ChipId c = 0; c < chips_; ++c) {
-            const VertexId node_switch = chips_ + c / chips_per_group_;
-            up_link_[c] = add_link(c, node_switch, layout.intra, LinkTier::kNodeSwitch, 0, +1);
-            down_link_[c] = add_link(node_switch, c, layout.intra, LinkTier::kNodeSwitch, 0, -1);
-          }
-          for (ChipId c = 0; c < chips_; ++c) {
-            nic_up_[c] = add_link(c, fabric, layout.scale_out, LinkTier::kScaleOut, 1, +1);
-            nic_down_[c] = add_link(fabric, c, layout.scale_out, LinkTier::kScaleOut, 1, -1);
-          }
-          axes_.push_back(Axis{axis_names_[0], layout.chips_per_node, false, LinkTier::kNodeSwitch,
-                               layout.intra.bandwidth_Bps, layout.intra.latency_ps});
-          axes_.push_back(Axis{axis_names_[1], layout.nodes, false, LinkTier::kScaleOut,
-                               layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
+          build_switch(layout);
         }
       },
       spec.layout);
@@ -129,6 +102,70 @@ void Topology::build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::
       }
     }
   }
+}
+
+void Topology::build_switch(const SwitchSpec& layout) {
+  if (layout.nodes < 1 || layout.chips_per_node < 1) {
+    throw InputError("nodes and chips_per_node must be at least 1");
+  }
+  const FabricSpec& fabric = layout.fabric;
+  if (fabric.nodes_per_leaf < 0) throw InputError("nodes_per_leaf must not be negative");
+  if (!(fabric.oversubscription >= 1)) throw InputError("oversubscription must be at least 1");
+  kind_ = "switch";
+  layout_ = Layout::kSwitch;
+  switched_ = true;
+  chips_per_group_ = static_cast<std::uint32_t>(layout.chips_per_node);
+  groups_ = static_cast<std::uint32_t>(layout.nodes);
+  chips_ = chips_per_group_ * groups_;
+  nodes_per_leaf_ = fabric.nodes_per_leaf == 0 ? groups_ : std::min<std::uint32_t>(groups_, static_cast<std::uint32_t>(fabric.nodes_per_leaf));
+  rails_ = fabric.rail_optimized ? chips_per_group_ : 1;
+  const std::uint32_t leaf_groups = (groups_ + nodes_per_leaf_ - 1) / nodes_per_leaf_;
+  leaves_ = leaf_groups * rails_;
+  first_leaf_ = chips_ + groups_;
+  // Node switches, the leaves, and a spine when there is more than one leaf.
+  vertices_ = first_leaf_ + leaves_ + (leaves_ > 1 ? 1 : 0);
+  out_.resize(vertices_);
+  up_link_.resize(chips_);
+  down_link_.resize(chips_);
+  nic_up_.resize(chips_);
+  nic_down_.resize(chips_);
+  for (ChipId c = 0; c < chips_; ++c) {
+    up_link_[c] = add_link(c, node_switch(c), layout.intra, LinkTier::kNodeSwitch, 0, +1);
+    down_link_[c] = add_link(node_switch(c), c, layout.intra, LinkTier::kNodeSwitch, 0, -1);
+  }
+  std::vector<double> leaf_nic_Bps(leaves_, 0.0);
+  for (ChipId c = 0; c < chips_; ++c) {
+    nic_up_[c] = add_link(c, fabric_switch(c), layout.scale_out, LinkTier::kScaleOut, 1, +1);
+    nic_down_[c] = add_link(fabric_switch(c), c, layout.scale_out, LinkTier::kScaleOut, 1, -1);
+    leaf_nic_Bps[fabric_switch(c) - first_leaf_] += layout.scale_out.bandwidth_Bps;
+  }
+  if (leaves_ > 1) {
+    // One aggregated link each way between a leaf and the spine, carrying what the
+    // leaf's NICs can push divided by the oversubscription.
+    const VertexId spine = first_leaf_ + leaves_;
+    for (std::uint32_t l = 0; l < leaves_; ++l) {
+      const LinkSpec trunk{leaf_nic_Bps[l] / fabric.oversubscription, layout.scale_out.latency_ps};
+      leaf_up_.push_back(add_link(first_leaf_ + l, spine, trunk, LinkTier::kScaleOut, 1, +1));
+      leaf_down_.push_back(add_link(spine, first_leaf_ + l, trunk, LinkTier::kScaleOut, 1, -1));
+    }
+  }
+  axes_.push_back(Axis{axis_names_[0], layout.chips_per_node, false, LinkTier::kNodeSwitch,
+                       layout.intra.bandwidth_Bps, layout.intra.latency_ps});
+  axes_.push_back(Axis{axis_names_[1], layout.nodes, false, LinkTier::kScaleOut,
+                       layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
+}
+
+VertexId Topology::common_fabric_switch(const std::vector<ChipId>& chips) const {
+  for (ChipId c : chips) {
+    if (fabric_switch(c) != fabric_switch(chips.front())) return first_leaf_ + leaves_;
+  }
+  return fabric_switch(chips.front());
+}
+
+VertexId Topology::fabric_switch(ChipId chip) const {
+  const std::uint32_t node = chip / chips_per_group_;
+  const std::uint32_t rail = rails_ > 1 ? chip % chips_per_group_ : 0;
+  return first_leaf_ + (node / nodes_per_leaf_) * rails_ + rail;
 }
 
 LinkId Topology::add_link(VertexId src, VertexId dst, const LinkSpec& spec, LinkTier tier,
@@ -204,19 +241,32 @@ LinkId Topology::grid_next_link(ChipId at, ChipId dst) const {
                         std::to_string(dst));
 }
 
-LinkId Topology::next_link(VertexId at, ChipId dst) const {
-  if (at >= chips_) {
-    // A switch forwards straight to the destination's port.
-    if (switched_ && at == chips_ + groups_) return nic_down_[dst];
-    return down_link_[dst];
+LinkId Topology::next_link(VertexId at, VertexId dst) const {
+  if (switched_) {
+    if (at < chips_) {
+      // A chip reaches its node's NVSwitch and the chips on it over NVLink, the rest
+      // through its NIC.
+      if (dst == node_switch(at)) return up_link_[at];
+      const bool chip_in_node = dst < chips_ && at / chips_per_group_ == dst / chips_per_group_;
+      return chip_in_node ? up_link_[at] : nic_up_[at];
+    }
+    if (at < first_leaf_) return down_link_[dst];  // a node switch serves its own chips
+    if (at < first_leaf_ + leaves_) {
+      // A leaf: down to its own chips, else up to the spine.
+      if (dst < chips_ && fabric_switch(dst) == at) return nic_down_[dst];
+      return leaf_up_[at - first_leaf_];
+    }
+    // The spine: down to the destination's leaf.
+    const VertexId leaf = dst < chips_ ? fabric_switch(dst) : dst;
+    return leaf_down_[leaf - first_leaf_];
   }
-  const bool same_group = at / chips_per_group_ == dst / chips_per_group_;
-  if (switched_) return same_group ? up_link_[at] : nic_up_[at];
+  if (at >= chips_) return down_link_[dst];  // the DCN switch forwards straight to the chip
+  const bool same_group = dst < chips_ && at / chips_per_group_ == dst / chips_per_group_;
   if (!same_group) return up_link_[at];
   return grid_next_link(at, dst);
 }
 
-std::vector<LinkId> Topology::route(ChipId src, ChipId dst) const {
+std::vector<LinkId> Topology::route(VertexId src, VertexId dst) const {
   std::vector<LinkId> path;
   VertexId at = src;
   while (at != dst) {
@@ -230,6 +280,7 @@ std::vector<LinkId> Topology::route(ChipId src, ChipId dst) const {
 int Topology::hops(ChipId src, ChipId dst) const {
   if (src == dst) return 0;
   const bool same_group = src / chips_per_group_ == dst / chips_per_group_;
+  if (switched_ && !same_group && fabric_switch(src) != fabric_switch(dst)) return 4;
   if (switched_ || !same_group) return 2;
   const std::uint32_t base = src - src % chips_per_group_;
   return grid_->distance(src - base, dst - base);

@@ -44,7 +44,11 @@ struct Axis {
 /// The interconnect: chips, switches, directed links, coordinates and routing.
 ///
 /// Routing is minimal and deterministic: on a grid, dimension order (x, then y, then z,
-/// the shorter way round, + on a tie); between slices or nodes, through the switch.
+/// the shorter way round, + on a tie); between slices or nodes, through the switch. On a
+/// GPU cluster with several leaf switches, between leaves through the spine.
+///
+/// Vertices: chips, then node switches (GPU clusters), then the scale-out or DCN switches
+/// (leaves, then the spine when there is more than one leaf).
 class Topology {
  public:
   explicit Topology(const TopologySpec& spec);
@@ -57,6 +61,8 @@ class Topology {
   const std::vector<Link>& links() const { return links_; }
   const Link& link(LinkId id) const { return links_[id]; }
   const std::vector<Axis>& axes() const { return axes_; }
+  /// How collectives run on this machine (TopologySpec::collectives).
+  const CollectivePolicy& collectives() const { return collectives_; }
   /// Index of the axis called `name`, nullopt if there is none.
   std::optional<int> axis_index(const std::string& name) const;
 
@@ -65,18 +71,28 @@ class Topology {
   /// The chip at `c` (one entry per axis).
   ChipId chip_at(const Coord& c) const;
 
-  /// The first link of a minimal route from vertex `at` to chip `dst` (at != dst).
-  LinkId next_link(VertexId at, ChipId dst) const;
-  /// Every link of the route from chip `src` to chip `dst` (empty if equal).
-  std::vector<LinkId> route(ChipId src, ChipId dst) const;
+  /// The first link of a minimal route from vertex `at` to vertex `dst` (at != dst). A
+  /// switch is a destination only for the chips attached to it (and a leaf for the spine).
+  LinkId next_link(VertexId at, VertexId dst) const;
+  /// Every link of the route from vertex `src` to vertex `dst` (empty if equal).
+  std::vector<LinkId> route(VertexId src, VertexId dst) const;
   /// Hop count of the route from `src` to `dst`.
   int hops(ChipId src, ChipId dst) const;
 
   /// Outgoing links of a vertex.
   const std::vector<LinkId>& out_links(VertexId v) const { return out_[v]; }
 
+  /// GPU clusters: the NVSwitch of `chip`'s node.
+  VertexId node_switch(ChipId chip) const { return chips_ + chip / chips_per_group_; }
+  /// GPU clusters: the scale-out switch `chip`'s NIC is on (its leaf, or its rail switch).
+  VertexId fabric_switch(ChipId chip) const;
+  /// GPU clusters: the lowest scale-out switch every chip of `chips` reaches (their common
+  /// leaf, else the spine), where a fabric reducing in the network (SHARP) reduces them.
+  VertexId common_fabric_switch(const std::vector<ChipId>& chips) const;
+
  private:
   void build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::uint32_t slice);
+  void build_switch(const SwitchSpec& layout);
   LinkId add_link(VertexId src, VertexId dst, const LinkSpec& spec, LinkTier tier, int axis,
                   int dir);
   LinkId grid_next_link(ChipId at, ChipId dst) const;
@@ -101,8 +117,17 @@ class Topology {
   std::vector<Coord> local_coord_;  // coordinates of each chip of one grid (slice)
   std::vector<LinkId> up_link_;    // chip -> node switch / DCN switch
   std::vector<LinkId> down_link_;  // node switch / DCN switch -> chip
-  std::vector<LinkId> nic_up_;     // GPU -> fabric
-  std::vector<LinkId> nic_down_;   // fabric -> GPU
+  std::vector<LinkId> nic_up_;     // GPU -> its leaf
+  std::vector<LinkId> nic_down_;   // leaf -> GPU
+  // Scale-out fabric of a GPU cluster: leaves [first_leaf_, first_leaf_ + leaves_), then the
+  // spine (only when leaves_ > 1); nodes_per_leaf_ nodes per leaf group, rails_ leaves per group.
+  VertexId first_leaf_ = 0;
+  std::uint32_t leaves_ = 1;
+  std::uint32_t nodes_per_leaf_ = 1;
+  std::uint32_t rails_ = 1;
+  std::vector<LinkId> leaf_up_;    // leaf -> spine
+  std::vector<LinkId> leaf_down_;  // spine -> leaf
+  CollectivePolicy collectives_;
 };
 
 }  // namespace podsim::topology

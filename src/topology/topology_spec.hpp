@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "topology/collective_policy.hpp"
 #include "util/sim_time.hpp"
 
 namespace podsim::topology {
@@ -26,13 +27,27 @@ struct GridSpec {
   LinkSpec link;  ///< every grid link, per direction
 };
 
+/// The scale-out network of a GPU cluster: every GPU's NIC on a leaf switch, leaves joined
+/// by one non-blocking spine. The defaults are one non-blocking switch for every NIC.
+struct FabricSpec {
+  /// Nodes whose NICs share a leaf (or a set of rail switches); 0 = all nodes.
+  int nodes_per_leaf = 0;
+  /// Rail-optimised: GPU i of every node of a leaf group is on rail switch i, so traffic
+  /// between GPUs of the same index stays on their rail; other pairs cross the spine.
+  bool rail_optimized = false;
+  /// Down-link over up-link bandwidth of a leaf (1 = non-blocking): a leaf's link to the
+  /// spine carries (its NICs' bandwidth) / oversubscription each way.
+  double oversubscription = 1;
+};
+
 /// GPU cluster: nodes of `chips_per_node` GPUs on a node switch (NVSwitch), every GPU also
-/// on a non-blocking scale-out network through its own NIC.
+/// on the scale-out network through its own NIC.
 struct SwitchSpec {
   int nodes = 1;
   int chips_per_node = 8;
   LinkSpec intra;      ///< GPU <-> node switch, per GPU per direction
-  LinkSpec scale_out;  ///< GPU NIC <-> fabric, per GPU per direction
+  LinkSpec scale_out;  ///< GPU NIC <-> leaf switch, per GPU per direction (and every switch hop)
+  FabricSpec fabric{};
 };
 
 /// `slices` identical ICI grids joined by the data-centre network (DCN).
@@ -46,6 +61,7 @@ struct MultisliceSpec {
 struct TopologySpec {
   std::string name;
   std::variant<GridSpec, SwitchSpec, MultisliceSpec> layout;
+  CollectivePolicy collectives{};  ///< how its collective library runs collectives
 };
 
 /// `spec` with every link's bandwidth scaled: by `fast` on the fast tier (ICI, node switch)

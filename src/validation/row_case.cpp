@@ -139,7 +139,8 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
     sw.chips_per_node = static_cast<int>(std::min<long long>(chips, 8));
     assumptions.push_back(std::string("network: ") + f.topology_file + " links, " + std::to_string(sw.nodes) +
                           " node(s) of " + std::to_string(sw.chips_per_node));
-    return {topology::TopologySpec{"row-" + row.at("id"), sw}, ""};
+    // The cluster's collectives run as its file says (NCCL on the GPU clusters).
+    return {topology::TopologySpec{"row-" + row.at("id"), sw, ref.collectives}, ""};
   }
   const auto grid_ref = std::get<topology::GridSpec>(ref.layout);
   std::smatch m;
@@ -236,6 +237,11 @@ RowCase collective_case(const CsvRow& row, const Family& f, long long chips, con
     return out;
   }
   k.topology = *b.topology;
+  if (k.topology.collectives.nccl && has(row.at("model"), "nvls")) {
+    // The benchmark forced NCCL's algorithm (NCCL_ALGO=NVLS): NCCL runs NVLS at every size.
+    k.topology.collectives.algorithm = collectives::Algorithm::kNvls;
+    out.assumptions.push_back("NCCL algorithm NVLS at every size, as the row's benchmark forced (NCCL_ALGO=NVLS)");
+  }
   k.chip = config::load_hardware(c.root / "configs" / "hardware" / (std::string(f.hardware_file) + ".yaml"));
   const auto names = topology::axis_names(k.topology);
   // Which axis the group spans: "along the 16-axis", "over Y", "_Y"; all axes otherwise.

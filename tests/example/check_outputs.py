@@ -50,8 +50,12 @@ COLLECTIVE_COLUMNS = [
     ("algbw_Bps", "real", "B/s"),
     ("busbw_Bps", "real", "B/s"),
     ("max_link_utilization", "real", "1"),
+    ("protocol", "text", ""),
+    ("nccl_predicted_s", "real", "s"),
 ]
-ALGORITHMS = {"ring", "bidirectional-ring", "torus", "hierarchical"}
+ALGORITHMS = {"ring", "bidirectional-ring", "torus", "hierarchical", "dimension-ordered", "tree", "nvls", "nvls-tree",
+              "collnet"}
+PROTOCOLS = {"ll", "ll128", "simple"}
 
 # Sizes given on the command line and the byte counts they stand for (a list and a doubling range).
 SIZES_ARG = "1KiB,64KiB..256KiB,4MiB"
@@ -216,6 +220,15 @@ def cmd_collective(args):
             c.check(as_text(r["op"]) == args.op, f"{where}: op {r['op']!r}")
             c.check(as_text(r["network"]) == args.network, f"{where}: network {r['network']!r}")
             c.check(as_text(r["algorithm"]) in ALGORITHMS, f"{where}: algorithm {r['algorithm']!r}")
+            # NCCL runs a GPU cluster's collectives (all but all-to-all and send-recv): a protocol
+            # and NCCL's own prediction; elsewhere neither.
+            nccl = topo["kind"] == "switch" and args.op not in ("all-to-all", "send-recv")
+            protocol, predicted = as_text(r["protocol"]), float(r["nccl_predicted_s"])
+            if nccl:
+                c.check(protocol in PROTOCOLS, f"{where}: protocol {protocol!r}")
+                c.check(predicted > 0 and math.isfinite(predicted), f"{where}: nccl_predicted_s = {predicted}")
+            else:
+                c.check(protocol == "" and math.isnan(predicted), f"{where}: protocol {protocol!r}, nccl_predicted_s {predicted}")
             n, groups, size = int(r["group_size"]), int(r["groups"]), int(r["bytes"])
             c.check(size == SIZES[i], f"{where}: bytes {size}, expected {SIZES[i]}")
             if args.axes == "all":

@@ -115,6 +115,104 @@ TEST(Network, ASlowLinkDownstreamIsTheBottleneck) {
   }
 }
 
+TEST(Network, ADelayedSendStartsLaterAndKeepsTheLinkFreeMeanwhile) {
+  const auto topo = line(2);
+  const SimTime delay = 5'000'000;
+  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+    Harness h(topo, f);
+    h.net->send(h.sim, 0, 1, 10'000'000, 1, delay);
+    h.sim.run();
+    // delay + α + S/B: the delay is software time at the source, before the first byte.
+    EXPECT_LE(std::llabs(h.done.at(1) - (delay + kAlpha + transfer_time_ps(10e6, kB))), 16);
+    EXPECT_LE(std::llabs(h.departed.at(1) - (delay + transfer_time_ps(10e6, kB))), 16);
+    // The link was busy only for the serialization.
+    EXPECT_LE(std::llabs(h.net->link_usage()[0].busy_ps - transfer_time_ps(10e6, kB)), 16);
+  }
+  {
+    // On the contention model another transfer uses the link during the delay.
+    Harness h(topo, Fidelity::kContention);
+    h.net->send(h.sim, 0, 1, 10'000'000, 1, transfer_time_ps(10e6, kB));
+    h.net->send(h.sim, 0, 1, 10'000'000, 2);
+    h.sim.run();
+    EXPECT_LE(std::llabs(h.done.at(2) - (kAlpha + transfer_time_ps(10e6, kB))), 16);
+    EXPECT_LE(std::llabs(h.done.at(1) - (kAlpha + 2 * transfer_time_ps(10e6, kB))), 16);
+  }
+}
+
+topology::Topology cluster(int nodes, int per_node, topology::FabricSpec fabric) {
+  return topology::Topology(topology::TopologySpec{
+      "cluster", topology::SwitchSpec{nodes, per_node, {300e9, 500'000}, {50e9, 1'000'000}, fabric}});
+}
+
+TEST(Network, ChipsSendToTheirSwitchesAndSwitchesToChips) {
+  // In-network reduction (NVLS, SHARP) sends to and from a switch: one link each way.
+  const auto topo = cluster(2, 4, {});
+  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+    Harness h(topo, f);
+    h.net->send(h.sim, 1, topo.node_switch(1), 30'000'000, 1);
+    h.net->send(h.sim, topo.node_switch(5), 5, 30'000'000, 2);
+    h.net->send(h.sim, 2, topo.fabric_switch(2), 5'000'000, 3);
+    h.net->send(h.sim, topo.fabric_switch(6), 6, 5'000'000, 4);
+    h.sim.run();
+    EXPECT_LE(std::llabs(h.done.at(1) - (500'000 + transfer_time_ps(30e6, 300e9))), 16);
+    EXPECT_LE(std::llabs(h.done.at(2) - (500'000 + transfer_time_ps(30e6, 300e9))), 16);
+    EXPECT_LE(std::llabs(h.done.at(3) - (1'000'000 + transfer_time_ps(5e6, 50e9))), 16);
+    EXPECT_LE(std::llabs(h.done.at(4) - (1'000'000 + transfer_time_ps(5e6, 50e9))), 16);
+  }
+}
+
+TEST(Network, RailOptimizedFabricKeepsSameIndexTrafficOnItsRail) {
+  // 4 nodes of 4 GPUs, one leaf group: rail switch r joins GPU r of every node; rails meet
+  // at the spine.
+  const auto topo = cluster(4, 4, {4, true, 1});
+  EXPECT_EQ(topo.route(1, 13).size(), 2u);  // GPU 1 of node 0 -> GPU 1 of node 3: its rail
+  EXPECT_EQ(topo.route(1, 14).size(), 4u);  // GPU 1 -> GPU 2 of node 3: rail, spine, rail
+  EXPECT_EQ(topo.hops(1, 14), 4);
+  EXPECT_EQ(topo.route(1, 2).size(), 2u);   // inside the node: NVSwitch
+  EXPECT_NE(topo.fabric_switch(1), topo.fabric_switch(2));
+  EXPECT_EQ(topo.fabric_switch(1), topo.fabric_switch(13));
+}
+
+TEST(Network, AnOversubscribedSpineIsSharedOnlyOnTheContentionModel) {
+  // 4 nodes of 2 GPUs, 2 nodes per leaf, 2:1: a leaf's NICs push 4 × 50 GB/s, its spine
+  // trunk carries 100 GB/s. Two 50 GB/s flows from leaf 0 to leaf 1 fill the trunk; four
+  // would need twice its bandwidth.
+  const auto topo = cluster(4, 2, {2, false, 2});
+  EXPECT_EQ(topo.route(0, 4).size(), 4u);
+  const double bytes = 50e6;
+  const SimTime alone = 4 * 1'000'000 + transfer_time_ps(bytes, 50e9);
+  {
+    Harness h(topo, Fidelity::kContention);
+    h.net->send(h.sim, 0, 4, 50'000'000, 1);
+    h.net->send(h.sim, 1, 5, 50'000'000, 2);
+    h.sim.run();
+    EXPECT_NEAR(static_cast<double>(h.done.at(1)) / static_cast<double>(alone), 1.0, 0.05);
+  }
+  {
+    Harness h(topo, Fidelity::kContention);
+    for (std::uint32_t g = 0; g < 4; ++g) h.net->send(h.sim, g, 4 + g, 50'000'000, g);
+    h.sim.run();
+    // 200 MB over the 100 GB/s trunk: 2 ms, twice the NIC time.
+    for (std::uint32_t g = 0; g < 4; ++g) {
+      EXPECT_NEAR(static_cast<double>(h.done.at(g)) / static_cast<double>(alone), 2.0, 0.1) << g;
+    }
+  }
+  {
+    Harness h(topo, Fidelity::kAnalytical);
+    for (std::uint32_t g = 0; g < 4; ++g) h.net->send(h.sim, g, 4 + g, 50'000'000, g);
+    h.sim.run();
+    EXPECT_EQ(h.done.at(3), alone);
+    // ...but it accounts the trunk's load truthfully: 200 MB at 100 GB/s, busy 2 ms.
+    SimTime trunk_busy = 0;
+    for (const auto& l : topo.links()) {
+      if (l.src >= topo.chips() + 4 && l.dst >= topo.chips() + 4) {
+        trunk_busy = std::max(trunk_busy, h.net->link_usage()[&l - topo.links().data()].busy_ps);
+      }
+    }
+    EXPECT_NEAR(to_seconds(trunk_busy), 200e6 / 100e9, 1e-9);
+  }
+}
+
 }  // namespace
 TEST(LinkSharing, AloneAtFullSpeedTogetherSharedFairlyNeverAboveCapacity) {
   network::LinkSharing sharing(3);

@@ -146,6 +146,88 @@ TEST(BroadcastClosedForm, PipelinedChain) {
   }
 }
 
+/// Dimension-ordered collectives (docs/collectives.md): dimension i has n_i chips, a
+/// per-step latency α_i and link bandwidth B_i; P_i = n_1⋯n_i, P_0 = 1. The phase along
+/// dimension i is a one-way ring per line on an array of S/P_{i−1} bytes: (n_i−1) steps of
+/// α_i + S/(P_i·B_i). Reduce-scatter runs the phases in order, all-gather in reverse, and
+/// all-reduce both (its last dimension's all-reduce is that dimension's two halves):
+///   RS = AG = Σ_i [(n_i−1)·α_i + (n_i−1)/n_i · S/(P_{i−1}·B_i)],   AR = 2 × that.
+struct Dim {
+  int n;
+  double alpha;  ///< s per ring step
+  double bandwidth;
+};
+
+double dimension_ordered(const std::vector<Dim>& dims, double s, double halves) {
+  double t = 0;
+  double before = 1;  // P_{i−1}
+  for (const Dim& d : dims) {
+    t += (d.n - 1) * d.alpha + (d.n - 1.0) / d.n * s / (before * d.bandwidth);
+    before *= d.n;
+  }
+  return halves * t;
+}
+
+void expect_dimension_ordered(const topology::Topology& topo, const std::vector<int>& axes,
+                              const std::vector<Dim>& dims, const std::string& shape) {
+  for (std::uint64_t S : {kKiB, kMiB, 64 * kMiB, kGiB}) {
+    const double s = static_cast<double>(S);
+    for (auto fidelity : kBoth) {
+      const std::string tag = shape + " S=" + std::to_string(S) +
+                              (fidelity == network::Fidelity::kAnalytical ? " analytical" : " contention");
+      expect_close(simulate(topo, Op::kAllReduce, Algorithm::kDimensionOrdered, S, axes, fidelity),
+                   dimension_ordered(dims, s, 2), "all-reduce " + tag);
+      expect_close(simulate(topo, Op::kReduceScatter, Algorithm::kDimensionOrdered, S, axes, fidelity),
+                   dimension_ordered(dims, s, 1), "reduce-scatter " + tag);
+      expect_close(simulate(topo, Op::kAllGather, Algorithm::kDimensionOrdered, S, axes, fidelity),
+                   dimension_ordered(dims, s, 1), "all-gather " + tag);
+    }
+  }
+}
+
+TEST(DimensionOrderedClosedForm, UnevenTori) {
+  // Wrapped axes: a ring step is one hop (α, B). A 2-chip axis has no wrap but its ring of
+  // two is direct links both ways, also one hop.
+  expect_dimension_ordered(grid({4, 8}, {true, true}), {0, 1}, {{4, kAlpha, kB}, {8, kAlpha, kB}}, "4x8");
+  expect_dimension_ordered(grid({8, 4}, {true, true}), {0, 1}, {{8, kAlpha, kB}, {4, kAlpha, kB}}, "8x4");
+  expect_dimension_ordered(grid({2, 4, 8}, {false, true, true}), {0, 1, 2},
+                           {{2, kAlpha, kB}, {4, kAlpha, kB}, {8, kAlpha, kB}}, "2x4x8");
+}
+
+TEST(DimensionOrderedClosedForm, UnequalAxisBandwidthAndLatency) {
+  // A GPU cluster of 8 nodes of 4: a ring step along "gpu" crosses GPU -> NVSwitch -> GPU,
+  // along "node" GPU -> fabric -> GPU, so α_i is twice the link latency and B_i the link
+  // bandwidth of that tier.
+  const double nvlink = 300e9;
+  const double nic = 25e9;
+  const SimTime nvlink_lat = 700'000;   // 0.7 us per link
+  const SimTime nic_lat = 2'500'000;    // 2.5 us per link
+  const topology::Topology cluster(topology::TopologySpec{
+      "cluster", topology::SwitchSpec{8, 4, {nvlink, nvlink_lat}, {nic, nic_lat}}});
+  expect_dimension_ordered(cluster, {0, 1},
+                           {{4, 2 * to_seconds(nvlink_lat), nvlink}, {8, 2 * to_seconds(nic_lat), nic}}, "4 gpu x 8 node");
+  // Three dimensions with three bandwidths: two 4x2 slices (wrapped 4-axis, direct 2-axis)
+  // over DCN (chip -> DCN switch -> chip).
+  const SimTime dcn_lat = 10'000'000;
+  const double dcn = 6.25e9;
+  const topology::Topology multislice(topology::TopologySpec{
+      "ms", topology::MultisliceSpec{2, topology::GridSpec{{4, 2}, {true, false}, false, {kB, kAlphaPs}}, {dcn, dcn_lat}}});
+  expect_dimension_ordered(multislice, {0, 1, 2},
+                           {{4, kAlpha, kB}, {2, kAlpha, kB}, {2, 2 * to_seconds(dcn_lat), dcn}}, "4x2 x 2 slices");
+}
+
+TEST(DimensionOrderedClosedForm, OnOneAxisItIsTheRing) {
+  // With one dimension the phases collapse to the ring: 2(n−1)·α + 2(n−1)/n · S/B.
+  const auto line = grid({16}, {true});
+  for (auto fidelity : kBoth) {
+    const double s = 64.0 * kMiB;
+    expect_close(simulate(line, Op::kAllReduce, Algorithm::kDimensionOrdered, 64 * kMiB, {0}, fidelity),
+                 simulate(line, Op::kAllReduce, Algorithm::kRing, 64 * kMiB, {0}, fidelity), "one axis vs ring");
+    expect_close(simulate(line, Op::kAllReduce, Algorithm::kDimensionOrdered, 64 * kMiB, {0}, fidelity),
+                 2 * 15 * kAlpha + 2 * 15.0 / 16 * s / kB, "one axis closed form");
+  }
+}
+
 /// Prints the largest error when the whole binary runs in one process (tools/bench does).
 class ReportWorstError : public ::testing::Environment {
  public:

@@ -1,0 +1,498 @@
+// NCCL's algorithms lowered to transfers on a GPU cluster (docs/collectives.md, "NCCL").
+//
+// - ring: 2(n−1) steps (n−1 for reduce-scatter and all-gather) of S/n per channel. On one
+//   node one ring carries everything (NCCL's channels share each GPU's NVLink); across
+//   nodes one ring per GPU index (rail), each S/g, entering and leaving every node on its
+//   rail, as NCCL's channels spread over the NICs.
+// - tree: NCCL's double binary tree across nodes, a chain inside each node, per rail;
+//   reduce up and broadcast down, pipelined in NCCL's chunks.
+// - nvls: the NVSwitch reduces (multimem.ld_reduce) and multicasts (multimem.st): per GPU
+//   S up and S/n down, then S/n up and S down, i.e. S(n+1)/n each way, pipelined in
+//   NCCL's NVLS chunks.
+// - nvls-tree: NVLS inside nodes, a double binary tree per rail across them.
+// - collnet: scatter to the GPUs inside a node, each GPU's shard reduced by the scale-out
+//   switches (SHARP) and returned, gathered inside the node.
+// Protocol and per-step costs come through NcclEmitter (nccl_emitter.hpp).
+#include "collectives/nccl_lowering.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "collectives/nccl_emitter.hpp"
+#include "util/error.hpp"
+
+namespace podsim::collectives::detail {
+
+namespace {
+
+using nccl::Algo;
+using nccl::Proto;
+
+constexpr int kMaxPieces = 64;
+// Trees: NCCL pipelines them in chunks of one step; podsim follows up to this many
+// transfers per tree collective (pieces × trees × 2 sends per chip), then uses larger pieces.
+constexpr double kTreeTransferBudget = 1 << 19;
+constexpr std::uint64_t kNvlsChannels = 16;  // NCCL_NVLS_NCHANNELS default
+constexpr double kNvlsWire = 6.0 / 5.0;     // tuning.cc: NVLS bus-to-algorithm ratio 5/6
+
+SimTime us(double v) { return static_cast<SimTime>(std::llround(v * 1e6)); }
+
+/// The group's chips node by node, in the group's order.
+std::vector<std::vector<ChipId>> by_node(const topology::Topology& topo, const Group& group) {
+  std::map<int, std::size_t> index;
+  std::vector<std::vector<ChipId>> nodes;
+  for (ChipId c : group.chips) {
+    const int node = topo.coord(c)[1];
+    auto [it, inserted] = index.try_emplace(node, nodes.size());
+    if (inserted) nodes.emplace_back();
+    nodes[it->second].push_back(c);
+  }
+  return nodes;
+}
+
+/// Payload bytes per wire byte of a protocol: LL sends 4 B of data with a 4 B flag, LL128
+/// 120 B with an 8 B flag in each 128 B line (NVIDIA/nccl issue #281; device.h
+/// NCCL_LL128_LINEELEMS/DATAELEMS).
+double wire_factor(Proto p) { return p == Proto::kLL ? 2.0 : p == Proto::kLL128 ? 128.0 / 120.0 : 1.0; }
+
+/// Data bytes of one NCCL step (buffer size / NCCL_STEPS): Simple 4 MiB / 8; LL 512 KiB /
+/// 8 of lines half flags; LL128 120·640·8·8 B / 8 with 120 of 128 bytes data.
+double step_data_bytes(Proto p) {
+  return p == Proto::kSimple ? 524288.0 : p == Proto::kLL ? 32768.0 : 614400.0 * 120.0 / 128.0;
+}
+
+int pieces(double bytes, double chunk, int cap = kMaxPieces) {
+  return static_cast<int>(std::clamp(std::ceil(bytes / chunk), 1.0, static_cast<double>(cap)));
+}
+
+/// NVLS chunk size (enqueue.cc computeCollChunkInfo, v2.20.5): 128 KiB, smaller for small
+/// messages; `tree`: the NVLS-tree variant.
+double nvls_chunk(double bytes, std::uint64_t local, int nodes, bool tree) {
+  const double ops = static_cast<double>(kNvlsChannels * local);
+  double chunk = tree ? (nodes >= 4 ? 65536.0 : 524288.0) : 131072.0;
+  if (!tree) {
+    if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  } else {
+    if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+    if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+  }
+  return chunk;
+}
+
+/// Binary tree over `n` nodes (mirrored for the second tree of a double binary tree, so
+/// that the leaves of one are inner nodes of the other): parent of node i, or −1.
+int tree_parent(int i, int n, bool mirror) {
+  const int m = mirror ? n - 1 - i : i;
+  if (m == 0) return -1;
+  const int pm = (m - 1) / 2;
+  return mirror ? n - 1 - pm : pm;
+}
+
+struct Context {
+  const topology::Topology& topo;
+  NcclEmitter& em;
+  const nccl::Model& model;
+  Op op;
+  Proto proto;
+  double bytes;
+  std::vector<std::vector<ChipId>> nodes;
+  int local() const { return static_cast<int>(nodes.front().size()); }
+  /// NCCL's per-rank payload rate for `a` (GB/s before the bus-to-algorithm ratio).
+  double bus_Bps(Algo a) const {
+    const int oi = op == Op::kAllReduce ? 0 : op == Op::kReduceScatter ? 1 : op == Op::kAllGather ? 2 : 3;
+    return model.entries[static_cast<std::size_t>(oi)][static_cast<std::size_t>(a)][static_cast<std::size_t>(proto)].bus_GBps * 1e9;
+  }
+};
+
+void lower_ring(Context& c) {
+  const int n_nodes = static_cast<int>(c.nodes.size());
+  const int g = c.local();
+  const int channels = n_nodes > 1 ? g : 1;
+  std::vector<std::vector<VertexId>> orders(static_cast<std::size_t>(channels));
+  for (int k = 0; k < channels; ++k) {
+    for (int i = 0; i < n_nodes; ++i) {
+      const auto& node = c.nodes[static_cast<std::size_t>(i)];
+      for (int j = 0; j < g; ++j) {
+        // Alternate directions so consecutive nodes meet on one rail.
+        const int local = n_nodes == 1 ? j : i % 2 == 0 ? (k + j) % g : ((k - 1 - j) % g + g) % g;
+        orders[static_cast<std::size_t>(k)].push_back(node[static_cast<std::size_t>(local)]);
+      }
+    }
+  }
+  const auto n = orders.front().size();
+  const int steps = c.op == Op::kAllReduce ? 2 * static_cast<int>(n - 1) : static_cast<int>(n - 1);
+  const double chunk = c.bytes / channels / static_cast<double>(n);
+  // NCCL's per-rank rate caps each link's FIFO of this rank's sends, whatever channel.
+  const double rate = c.bus_Bps(Algo::kRing);
+  double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
+  if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
+  const SimTime intra_ps = us(intra);
+  const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kRing, c.proto, true));
+  std::vector<std::vector<TransferIndex>> sent(static_cast<std::size_t>(channels), std::vector<TransferIndex>(n));
+  for (int s = 0; s < steps; ++s) {
+    for (int k = 0; k < channels; ++k) {
+      const auto& order = orders[static_cast<std::size_t>(k)];
+      auto& mine = sent[static_cast<std::size_t>(k)];
+      std::vector<TransferIndex> now(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const VertexId src = order[i];
+        const VertexId dst = order[(i + 1) % n];
+        std::vector<TransferIndex> deps;
+        if (s > 0) deps = {mine[i], mine[(i + n - 1) % n]};  // own last send, what it received
+        const bool same_node = c.topo.node_switch(src) == c.topo.node_switch(dst);
+        now[i] = c.em.send(src, dst, chunk, std::move(deps), rate, same_node ? intra_ps : inter_ps);
+      }
+      mine.swap(now);
+    }
+  }
+}
+
+void lower_broadcast(Context& c) {
+  // A pipelined chain from the first chip through the ring order, in NCCL steps.
+  std::vector<VertexId> order;
+  for (const auto& node : c.nodes) order.insert(order.end(), node.begin(), node.end());
+  const int p = pieces(c.bytes, step_data_bytes(c.proto));
+  const double piece = c.bytes / p;
+  const double rate = c.bus_Bps(Algo::kRing);
+  std::vector<TransferIndex> got(order.size());
+  for (int q = 0; q < p; ++q) {
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+      std::vector<TransferIndex> deps;
+      if (i > 0) deps.push_back(got[i]);
+      got[i + 1] = c.em.send(order[i], order[i + 1], piece, std::move(deps), rate, 0);
+    }
+  }
+}
+
+/// Reduce up and broadcast down a set of trees, pipelined: `parent[t][x]` is chip x's
+/// parent in tree t (kNoParent at the root); each tree carries `bytes` in `p` pieces.
+/// Every tree's reduce is added before any broadcast, so a chip's link sends its reduce
+/// traffic first and no broadcast waits behind another tree's reduce. `ready[x]`, if
+/// given, gates chip x's contribution; `done[q][x]` receives what gates x's copy of piece
+/// q of the result.
+constexpr VertexId kNoParent = ~VertexId{0};
+using Deps = std::vector<TransferIndex>;
+void run_trees(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double bytes, int p, double rate,
+               SimTime intra_ps, SimTime inter_ps, const std::map<VertexId, TransferIndex>* ready = nullptr,
+               std::vector<std::map<VertexId, Deps>>* done = nullptr) {
+  const double piece = bytes / p;
+  auto hop = [&](VertexId a, VertexId b) { return c.topo.node_switch(a) == c.topo.node_switch(b) ? intra_ps : inter_ps; };
+  struct Shape {
+    std::map<VertexId, std::vector<VertexId>> children;
+    VertexId root = kNoParent;
+    std::vector<std::vector<VertexId>> by_height;  // chips by distance to their deepest leaf
+    std::vector<std::vector<VertexId>> by_depth;   // chips by distance from the root
+  };
+  std::vector<Shape> shapes(parent.size());
+  std::size_t max_height = 0;
+  std::size_t max_depth = 0;
+  for (std::size_t t = 0; t < parent.size(); ++t) {
+    Shape& sh = shapes[t];
+    for (const auto& [x, px] : parent[t]) {
+      if (px == kNoParent) {
+        sh.root = x;
+      } else {
+        sh.children[px].push_back(x);
+      }
+    }
+    std::map<VertexId, std::size_t> height;
+    std::function<std::size_t(VertexId)> height_of = [&](VertexId x) -> std::size_t {
+      auto it = height.find(x);
+      if (it != height.end()) return it->second;
+      std::size_t h = 0;
+      for (VertexId ch : sh.children[x]) h = std::max(h, height_of(ch) + 1);
+      return height[x] = h;
+    };
+    std::function<void(VertexId, std::size_t)> place = [&](VertexId x, std::size_t depth) {
+      if (sh.by_depth.size() <= depth) sh.by_depth.resize(depth + 1);
+      sh.by_depth[depth].push_back(x);
+      for (VertexId ch : sh.children[x]) place(ch, depth + 1);
+    };
+    place(sh.root, 0);
+    for (const auto& [x, px] : parent[t]) {
+      const std::size_t h = height_of(x);
+      if (sh.by_height.size() <= h) sh.by_height.resize(h + 1);
+      sh.by_height[h].push_back(x);
+    }
+    max_height = std::max(max_height, sh.by_height.size());
+    max_depth = std::max(max_depth, sh.by_depth.size());
+  }
+  // up[t][q][x]: x's reduce send of piece q in tree t.
+  std::vector<std::vector<std::map<VertexId, TransferIndex>>> up(parent.size(), std::vector<std::map<VertexId, TransferIndex>>(static_cast<std::size_t>(p)));
+  auto from_children = [&](std::size_t t, int q, VertexId x) {
+    Deps deps;
+    for (VertexId ch : shapes[t].children[x]) deps.push_back(up[t][static_cast<std::size_t>(q)].at(ch));
+    if (ready != nullptr && ready->count(x) != 0) deps.push_back(ready->at(x));
+    return deps;
+  };
+  // Sends are added in the order they can go, across all trees (leaves first going up, the
+  // root first coming down), so a link's FIFO never holds a ready send behind a waiting one.
+  for (int q = 0; q < p; ++q) {
+    for (std::size_t h = 0; h < max_height; ++h) {
+      for (std::size_t t = 0; t < parent.size(); ++t) {
+        if (h >= shapes[t].by_height.size()) continue;
+        for (VertexId x : shapes[t].by_height[h]) {
+          if (x == shapes[t].root) continue;
+          const VertexId px = parent[t].at(x);
+          up[t][static_cast<std::size_t>(q)][x] = c.em.send(x, px, piece, from_children(t, q, x), rate, hop(x, px));
+        }
+      }
+    }
+  }
+  for (int q = 0; q < p; ++q) {
+    std::vector<std::map<VertexId, Deps>> have(parent.size());
+    for (std::size_t t = 0; t < parent.size(); ++t) have[t][shapes[t].root] = from_children(t, q, shapes[t].root);
+    for (std::size_t d = 0; d < max_depth; ++d) {
+      for (std::size_t t = 0; t < parent.size(); ++t) {
+        if (d >= shapes[t].by_depth.size()) continue;
+        for (VertexId x : shapes[t].by_depth[d]) {
+          for (VertexId ch : shapes[t].children[x]) have[t][ch] = {c.em.send(x, ch, piece, have[t][x], rate, hop(x, ch))};
+        }
+      }
+    }
+    if (done != nullptr) {
+      for (auto& tree : have) {
+        for (auto& [x, deps] : tree) {
+          auto& all = (*done)[static_cast<std::size_t>(q)][x];
+          all.insert(all.end(), deps.begin(), deps.end());
+        }
+      }
+    }
+  }
+}
+
+void lower_tree(Context& c) {
+  const int n_nodes = static_cast<int>(c.nodes.size());
+  const int g = c.local();
+  const int channels = n_nodes > 1 ? g : 1;
+  const int trees = n_nodes > 1 ? 2 : 1;
+  std::vector<std::map<VertexId, VertexId>> parent;
+  for (int k = 0; k < channels; ++k) {
+    for (int t = 0; t < trees; ++t) {
+      std::map<VertexId, VertexId> tree;
+      for (int i = 0; i < n_nodes; ++i) {
+        const auto& node = c.nodes[static_cast<std::size_t>(i)];
+        // The chain inside the node starts at the channel's GPU (its rail), its head.
+        std::vector<VertexId> chain;
+        for (int j = 0; j < g; ++j) chain.push_back(node[static_cast<std::size_t>((k + j) % g)]);
+        const int pi = tree_parent(i, n_nodes, t == 1);
+        tree[chain[0]] = pi < 0 ? kNoParent : c.nodes[static_cast<std::size_t>(pi)][static_cast<std::size_t>(k % g)];
+        for (std::size_t j = 1; j < chain.size(); ++j) tree[chain[j]] = chain[j - 1];
+      }
+      parent.push_back(std::move(tree));
+    }
+  }
+  const double per_tree = c.bytes / static_cast<double>(parent.size());
+  const double chips = static_cast<double>(n_nodes) * g;
+  const int cap = static_cast<int>(std::clamp(kTreeTransferBudget / (2.0 * chips * static_cast<double>(parent.size())), 4.0, 2048.0));
+  const int p = pieces(per_tree, step_data_bytes(c.proto), cap);
+  run_trees(c, parent, per_tree, p, c.bus_Bps(Algo::kTree),
+            us(nccl::hop_latency_us(Algo::kTree, c.proto, false)), us(nccl::hop_latency_us(Algo::kTree, c.proto, true)));
+}
+
+/// NVLS inside every node: `scatter` reduces each GPU's shard in the switch, `gather`
+/// multicasts the shards back. `ready[x]` (if any) gates GPU x's multicast source.
+struct NvlsPiece {
+  std::map<VertexId, TransferIndex> reduced;  ///< GPU -> the switch's reduced shard arriving
+  std::map<VertexId, TransferIndex> sent;     ///< GPU -> its shard's store to the switch
+};
+
+void nvls_scatter(Context& c, double piece, NvlsPiece& out) {
+  for (const auto& node : c.nodes) {
+    const VertexId sw = c.topo.node_switch(node.front());
+    std::vector<TransferIndex> in;
+    for (ChipId a : node) in.push_back(c.em.send(a, sw, piece, {}, 0, 0));
+    for (ChipId b : node) out.reduced[b] = c.em.send(sw, b, piece / static_cast<double>(node.size()), in, 0, 0);
+  }
+}
+
+void nvls_gather(Context& c, double piece, const std::map<VertexId, std::vector<TransferIndex>>& ready) {
+  for (const auto& node : c.nodes) {
+    const VertexId sw = c.topo.node_switch(node.front());
+    std::vector<TransferIndex> in;
+    for (ChipId b : node) {
+      const auto it = ready.find(b);
+      in.push_back(c.em.send(b, sw, piece / static_cast<double>(node.size()),
+                             it == ready.end() ? std::vector<TransferIndex>{} : it->second, 0, 0));
+    }
+    for (ChipId d : node) c.em.send(sw, d, piece, in, 0, 0);
+  }
+}
+
+void lower_nvls(Context& c) {
+  const int p = pieces(c.bytes, nvls_chunk(c.bytes, static_cast<std::uint64_t>(c.local()), 1, false) *
+                                    static_cast<double>(kNvlsChannels * static_cast<std::uint64_t>(c.local())));
+  const double piece = c.bytes / p;
+  c.em.set_wire_factor(kNvlsWire);
+  std::vector<NvlsPiece> done(static_cast<std::size_t>(p));
+  // Piece i's reduce goes out before piece i−1's multicast source, so each GPU's link to
+  // the switch keeps streaming while the switch reduces.
+  for (int i = 0; i <= p; ++i) {
+    if (i < p && c.op != Op::kAllGather) nvls_scatter(c, piece, done[static_cast<std::size_t>(i)]);
+    if (i >= 1 && c.op != Op::kReduceScatter) {
+      std::map<VertexId, std::vector<TransferIndex>> ready;
+      for (const auto& [x, t] : done[static_cast<std::size_t>(i - 1)].reduced) ready[x] = {t};
+      nvls_gather(c, piece, ready);
+    }
+  }
+}
+
+void lower_nvls_tree(Context& c) {
+  const int n_nodes = static_cast<int>(c.nodes.size());
+  const int g = c.local();
+  const int p = pieces(c.bytes, nvls_chunk(c.bytes, static_cast<std::uint64_t>(g), n_nodes, true) *
+                                    static_cast<double>(kNvlsChannels * static_cast<std::uint64_t>(g)));
+  const double piece = c.bytes / p;
+  // One double binary tree per rail, over the nodes, on that GPU's shard of each piece.
+  std::vector<std::map<VertexId, VertexId>> parent;
+  for (int b = 0; b < g; ++b) {
+    for (int t = 0; t < 2; ++t) {
+      std::map<VertexId, VertexId> tree;
+      for (int i = 0; i < n_nodes; ++i) {
+        const int pi = tree_parent(i, n_nodes, t == 1);
+        tree[c.nodes[static_cast<std::size_t>(i)][static_cast<std::size_t>(b)]] =
+            pi < 0 ? kNoParent : c.nodes[static_cast<std::size_t>(pi)][static_cast<std::size_t>(b)];
+      }
+      parent.push_back(std::move(tree));
+    }
+  }
+  const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kNvlsTree, Proto::kSimple, true));
+  std::vector<NvlsPiece> scattered(static_cast<std::size_t>(p));
+  std::vector<std::vector<std::map<VertexId, Deps>>> reduced(static_cast<std::size_t>(p),
+                                                             std::vector<std::map<VertexId, Deps>>(1));
+  for (int i = 0; i <= p + 1; ++i) {
+    if (i < p) {
+      c.em.set_wire_factor(kNvlsWire);
+      nvls_scatter(c, piece, scattered[static_cast<std::size_t>(i)]);
+    }
+    if (i >= 1 && i <= p) {
+      const auto q = static_cast<std::size_t>(i - 1);
+      c.em.set_wire_factor(1.0);
+      run_trees(c, parent, piece / (2.0 * g), 1, 0, inter_ps, inter_ps, &scattered[q].reduced, &reduced[q]);
+    }
+    if (i >= 2) {
+      c.em.set_wire_factor(kNvlsWire);
+      nvls_gather(c, piece, reduced[static_cast<std::size_t>(i - 2)][0]);
+    }
+  }
+}
+
+void lower_collnet(Context& c) {
+  const int g = c.local();
+  const double fg = g;
+  const int p = pieces(c.bytes, 131072.0 * fg * 16);
+  const double shard = c.bytes / p / fg;
+  const SimTime intra_ps = us(nccl::hop_latency_us(Algo::kCollNetDirect, Proto::kSimple, false) + 0.4 * (g - 1));
+  const SimTime net_ps = us(nccl::hop_latency_us(Algo::kCollNetDirect, Proto::kSimple, true) / 2);
+  std::vector<VertexId> root(static_cast<std::size_t>(g));
+  for (int b = 0; b < g; ++b) {
+    std::vector<ChipId> rail;
+    for (const auto& node : c.nodes) rail.push_back(node[static_cast<std::size_t>(b)]);
+    root[static_cast<std::size_t>(b)] = c.topo.common_fabric_switch(rail);
+  }
+  using Ready = std::map<VertexId, std::vector<TransferIndex>>;
+  std::vector<Ready> scattered(static_cast<std::size_t>(p));
+  std::vector<Ready> returned(static_cast<std::size_t>(p));
+  for (int i = 0; i <= p + 1; ++i) {
+    if (i < p) {
+      auto& got = scattered[static_cast<std::size_t>(i)];
+      for (const auto& node : c.nodes) {
+        for (ChipId b : node) got[b];
+        for (ChipId a : node) {
+          for (ChipId b : node) {
+            if (a != b) got[b].push_back(c.em.send(a, b, shard, {}, 0, intra_ps));
+          }
+        }
+      }
+    }
+    if (i >= 1 && i <= p) {
+      const auto q = static_cast<std::size_t>(i - 1);
+      for (int b = 0; b < g; ++b) {
+        std::vector<TransferIndex> in;
+        for (const auto& node : c.nodes) {
+          const ChipId head = node[static_cast<std::size_t>(b)];
+          in.push_back(c.em.send(head, root[static_cast<std::size_t>(b)], shard, scattered[q][head], 0, net_ps));
+        }
+        for (const auto& node : c.nodes) {
+          const ChipId head = node[static_cast<std::size_t>(b)];
+          returned[q][head] = {c.em.send(root[static_cast<std::size_t>(b)], head, shard, in, 0, net_ps)};
+        }
+      }
+    }
+    if (i >= 2) {
+      const auto q = static_cast<std::size_t>(i - 2);
+      for (const auto& node : c.nodes) {
+        for (ChipId b : node) {
+          for (ChipId a : node) {
+            if (a != b) c.em.send(b, a, shard, returned[q][b], 0, intra_ps);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<nccl::System> nccl_system(const topology::Topology& topo, const Group& group) {
+  const auto& spec = topo.collectives().nccl;
+  if (!spec || topo.kind() != "switch") return std::nullopt;
+  const auto nodes = by_node(topo, group);
+  nccl::System s;
+  s.arch = spec->arch;
+  s.ranks = static_cast<int>(group.size());
+  s.nodes = static_cast<int>(nodes.size());
+  s.nvlink_GBps = topo.axes()[0].link_bandwidth_Bps / 1e9;
+  s.nic_GBps = topo.axes()[1].link_bandwidth_Bps / 1e9;
+  const std::size_t local = nodes.front().size();
+  bool even = true;
+  for (const auto& n : nodes) even = even && n.size() == local;
+  s.nvls = spec->nvls && local >= 2 && even;
+  s.collnet = spec->collnet && nodes.size() >= 2 && even;
+  return s;
+}
+
+void lower_nccl(const topology::Topology& topo, const CollectiveSpec& spec, const std::vector<Group>& groups,
+                const Frontier& start, Frontier& end, Schedule& schedule) {
+  for (const Group& group : groups) {
+    const auto system = nccl_system(topo, group);
+    if (!system) throw SimulationError("an NCCL algorithm on a topology without an nccl section");
+    const nccl::Model model = nccl::tune(*system);
+    const Proto proto = nccl::from_protocol(spec.protocol);
+    Algo algo = Algo::kRing;
+    switch (spec.algorithm) {
+      case Algorithm::kTree: algo = Algo::kTree; break;
+      case Algorithm::kNvls: algo = Algo::kNvls; break;
+      case Algorithm::kNvlsTree: algo = Algo::kNvlsTree; break;
+      case Algorithm::kCollNet: algo = Algo::kCollNetDirect; break;
+      default: break;
+    }
+    const SimTime start_ps = topo.collectives().nccl->launch_ps +
+                             us(algo == Algo::kNvls || algo == Algo::kNvlsTree ? nccl::hop_latency_us(algo, proto, false)
+                                                                               : nccl::base_latency_us(algo, proto));
+    NcclEmitter em(topo, schedule, start, wire_factor(proto), start_ps);
+    Context c{topo, em, model, spec.op, proto, static_cast<double>(spec.bytes), by_node(topo, group)};
+    if (spec.op == Op::kBroadcast) {
+      lower_broadcast(c);
+    } else if (algo == Algo::kRing) {
+      lower_ring(c);
+    } else if (algo == Algo::kTree) {
+      lower_tree(c);
+    } else if (algo == Algo::kNvls) {
+      lower_nvls(c);
+    } else if (algo == Algo::kNvlsTree) {
+      lower_nvls_tree(c);
+    } else {
+      lower_collnet(c);
+    }
+    em.finish(end);
+  }
+}
+
+}  // namespace podsim::collectives::detail
