@@ -3,6 +3,7 @@
 #include <string>
 
 #include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/stage_layers.hpp"
 #include "parallelism/work_bounds.hpp"
 
 namespace podsim::parallelism {
@@ -33,12 +34,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   if (p.schedule == PipelineSchedule::kInterleaved && p.virtual_stages < 2) {
     throw LayoutError("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of at least 2");
   }
-  const int chunks = p.pp * p.virtual_stages;
-  if (m.layers % chunks != 0) {
-    throw LayoutError(p.virtual_stages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",
-                      "pp × virtual_stages (" + n(p.pp) + " × " + n(p.virtual_stages) + " = " + n(chunks) +
-                          ") must divide the model's " + n(m.layers) + " layers");
-  }
+  virtual_stage_layers(m, p);  // throws when the layers cannot be placed on the stages
   const int mb = microbatches(p, t);
   if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
     throw LayoutError("training.global_batch", "the interleaved schedule needs the microbatches per step (" + n(mb) +

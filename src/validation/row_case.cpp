@@ -214,13 +214,13 @@ parallelism::Precision precision_of(const std::string& text, std::vector<std::st
   using hardware::DType;
   if (has(text, "fp16")) {
     // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
-    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16};
+    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false};
   }
   if (has(text, "fp32 weights") || has(text, "fp32")) {
-    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16};
+    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false};
   }
   assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state");
-  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16};
+  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false};
 }
 
 }  // namespace
