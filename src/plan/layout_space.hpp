@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -49,10 +51,21 @@ struct Candidate {
   bool whole_shape = false;
 };
 
+/// Knobs held at one value (e.g. what a published run states); the others are searched.
+struct FixedKnobs {
+  std::optional<int> dp, tp, pp, micro_batch, zero;
+  std::optional<bool> sequence_parallel;
+  std::optional<parallelism::Recompute> recompute;  ///< may be any remat policy
+  /// The schedule and its chunks per stage, given together (1F1B with 1, interleaved with v).
+  std::optional<std::pair<parallelism::PipelineSchedule, int>> schedule;
+};
+
 /// Which values of the enumerated knobs are tried.
 struct SpaceOptions {
   std::vector<int> micro_batches{1, 2, 4, 8, 16};  ///< those dividing global_batch / dp
   std::vector<int> virtual_stages{2, 4};           ///< interleaved 1F1B model chunks per stage
+  bool gpipe = true;                               ///< try GPipe too
+  FixedKnobs fixed;
 };
 
 /// Every layout of the base scenario's chips: dp × tp × pp = chips (each factorization that
