@@ -24,9 +24,13 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   if (m.ffn_hidden % p.tp != 0) {
     throw LayoutError("parallelism.tp", "tp (" + n(p.tp) + ") must divide the model's ffn_hidden (" + n(m.ffn_hidden) + ")");
   }
-  if (p.sequence_parallel && t.seq_len % p.tp != 0) {
+  // Activations between the tensor-parallel blocks are split over tp along the sequence
+  // (Megatron-LM), or along the hidden dimension (XLA SPMD: MaxText's activation_embed → tensor,
+  // PaLM's 2D layout); the same bytes and collectives either way.
+  if (p.sequence_parallel && t.seq_len % p.tp != 0 && m.hidden % p.tp != 0) {
     throw LayoutError("parallelism.sequence_parallel", "sequence parallelism needs tp (" + n(p.tp) +
-                                                           ") to divide seq_len (" + n(t.seq_len) + ")");
+                                                           ") to divide seq_len (" + n(t.seq_len) +
+                                                           ") or the hidden size (" + n(m.hidden) + ")");
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::kInterleaved) {
     throw LayoutError("parallelism.virtual_stages", "virtual_stages > 1 needs schedule: interleaved");

@@ -38,8 +38,8 @@ Dims dims_of(const ModelSpec& m, const Slicing& s) {
     throw InputError("tp (" + std::to_string(s.tp) + ") must divide ffn_hidden (" +
                      std::to_string(m.ffn_hidden) + ")");
   }
-  if (s.sequence_parallel && s.seq_len % s.tp != 0) {
-    throw InputError("with sequence parallelism, tp must divide seq_len");
+  if (s.sequence_parallel && s.seq_len % s.tp != 0 && m.hidden % s.tp != 0) {
+    throw InputError("with sequence parallelism, tp must divide seq_len or the hidden size");
   }
   Dims d{};
   d.batch = s.micro_batch;
