@@ -141,6 +141,32 @@ void linear_backward(std::vector<WorkItem>& out, const std::string& name, double
   for (std::size_t i = first; i < out.size(); ++i) out[i].math = MathClass::kLinear;
 }
 
+/// Transformer Engine's fp8 GEMMs read fp8 operands: before each linear GEMM its input is cast
+/// (read in the activations dtype, written in fp8 and, transposed, again for the weight
+/// gradient: TE's cast_transpose), and so is the output gradient before each dgrad/wgrad pair.
+void add_fp8_casts(LayerWork& w, const Slicing& s) {
+  const double bytes_per_value = s.act_bytes + 2 * s.linear_input_bytes;
+  auto with_casts = [&](const std::vector<WorkItem>& items, bool forward) {
+    std::vector<WorkItem> out;
+    for (const WorkItem& it : items) {
+      const bool gemm_input = forward ? it.math == MathClass::kLinear
+                                      : it.math == MathClass::kLinear && it.name.size() > 6 &&
+                                            it.name.compare(it.name.size() - 6, 6, ".dgrad") == 0;
+      if (gemm_input) {
+        WorkItem cast = it;  // same op and tensors: a recompute that re-runs the GEMM re-runs its cast
+        cast.name = it.name + ".fp8_cast";
+        cast.math = MathClass::kOther;
+        cast.cost = OpCost{0, 0, 0, 0, it.cost.m * it.cost.k * bytes_per_value};
+        out.push_back(cast);
+      }
+      out.push_back(it);
+    }
+    return out;
+  };
+  w.forward = with_casts(w.forward, true);
+  w.backward = with_casts(w.backward, false);
+}
+
 }  // namespace
 
 LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
@@ -223,6 +249,7 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   linear_backward(b, "qkv", d.tokens, d.hidden, qkv_width, d.act);
   leave(b, "tp.reduce.attention.backward", -1);
   b.push_back({"norm1.backward", elementwise(norm_values, 4, d.act)});
+  if (s.linear_input_bytes < s.act_bytes) add_fp8_casts(w, s);
   return w;
 }
 
