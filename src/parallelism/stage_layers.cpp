@@ -117,6 +117,13 @@ std::vector<int> virtual_stage_layers(const workload::ModelSpec& m, const Parall
   }
   if (m.layers % stages == 0) return std::vector<int>(static_cast<std::size_t>(stages), m.layers / stages);
   auto out = accounted(m, p, true, true);
+  if (out.empty() && p.virtual_stages > 1) {
+    // Megatron-LM asserts that each stage's layers divide over its model chunks.
+    throw LayoutError("parallelism.virtual_stages",
+                      "the model's " + n(m.layers) + " layers do not split into pp × virtual_stages (" + n(p.pp) +
+                          " × " + n(p.virtual_stages) + ") equal chunks, even with the embedding and loss counted as "
+                          "layers; give parallelism.stage_layers to place them yourself");
+  }
   if (out.empty()) out = stages == 1 ? std::vector<int>{m.layers} : balanced(m, p);
   if (*std::min_element(out.begin(), out.end()) < 1) {
     throw LayoutError(p.virtual_stages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",

@@ -20,7 +20,8 @@
 //   126 layers on 16 stages = 7, 14 × 8, 7) and BLOOM's Megatron-DeepSpeed partition
 //   (70 layers on 12 stages with the embeddings on the first and last: 5, 10 × 6, 5). When even
 //   that does not divide, the layers + 2 are spread as evenly as possible, the extra ones on
-//   the middle stages, and the first and last stages give one back each.
+//   the middle stages, and the first and last stages give one back each — without interleaving
+//   only: Megatron requires each stage's layers to divide over its model chunks.
 //
 // Virtual stage vs = chunk × pp + stage holds a contiguous range of layers, in vs order.
 
