@@ -38,9 +38,13 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
   using hardware::dtype_bytes;
   const auto& prec = t.precision;
   const workload::Slicing slicing = parallelism::slicing_of(p, t);
-  const double per_layer = layer_activation_bytes(m, slicing, t.recompute);
-  const double per_layer_host = layer_host_bytes(m, slicing, t.recompute);
-  const double recompute = layer_recompute_bytes(m, slicing, t.recompute);
+  const workload::LayerRemat remat = remat_of(m, slicing, t.recompute);
+  const double per_layer = workload::tensors_bytes(m, slicing, remat.kept);
+  const double per_layer_host = workload::tensors_bytes(m, slicing, remat.host);
+  const workload::TensorSet needed =
+      workload::needed_by_backward(slicing.flash_attention, m.dropout, m.parallel_block);
+  const double recompute =
+      t.recompute == parallelism::Recompute::kNone ? 0.0 : workload::tensors_bytes(m, slicing, needed & ~remat.kept);
   const int m_micro = parallelism::microbatches(p, t);
   const auto vs_layers = parallelism::virtual_stage_layers(m, p);
   const double layer_params = workload::count_params(m).per_layer / p.tp;

@@ -256,6 +256,14 @@ TEST(MemoryClosedForm, ActivationsMatchKorthikanti) {
   EXPECT_NEAR(bytes(8, false, Recompute::kSelective), s * b * h * (10 + 24 / t), 1);
   EXPECT_NEAR(bytes(8, true, Recompute::kSelective), 34 * s * b * h / t, 1);
   EXPECT_NEAR(bytes(1, false, Recompute::kFull), 2 * s * b * h, 1);
+  // Without dropout the two 1-byte masks go, and the scores keep only the softmax output
+  // (2·a·s²·b instead of 5): s·b·h·(8 + 24/t + 2·a·s/(h·t)).
+  auto no_dropout = m;
+  no_dropout.dropout = false;
+  sl.tp = 8;
+  sl.sequence_parallel = false;
+  EXPECT_NEAR(memory::layer_activation_bytes(no_dropout, sl, Recompute::kNone),
+              s * b * h * (8 + 24 / t + 2 * a * s / (h * t)), 1);
 }
 
 TEST(Accounting, CategoriesPartitionTheStepExactlyEverywhere) {
