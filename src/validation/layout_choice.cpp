@@ -11,7 +11,7 @@ LayoutChoice choose_layout(const TrainingCase& c) {
   if (c.unstated.empty()) return out;
   const auto candidates = plan::enumerate_layouts(c.scenario, c.search);
   auto allowed = [&](const plan::Candidate& k, plan::Verdict v) {
-    return k.verdict == v && (c.max_tp == 0 || k.layout.tp <= c.max_tp);
+    return k.verdict == v && (c.max_tp == 0 || k.layout.tp <= c.max_tp) && k.layout.tp >= c.min_tp;
   };
   std::vector<std::size_t> pick;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -27,7 +27,7 @@ LayoutChoice choose_layout(const TrainingCase& c) {
     out.why_none = candidates.empty() ? "the planner found no layout with the stated knobs"
                                       : "no layout with the stated knobs can run and fit: " + candidates.front().reason;
     for (const auto& k : candidates) {
-      if (k.verdict == plan::Verdict::kDoesNotFit && (c.max_tp == 0 || k.layout.tp <= c.max_tp)) {
+      if (allowed(k, plan::Verdict::kDoesNotFit)) {
         out.why_none = "no layout with the stated knobs fits in memory (e.g. " + plan::describe(k.layout) + ": " +
                        k.reason + ")";
         break;

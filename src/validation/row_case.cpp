@@ -473,6 +473,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     c.search.virtual_stages = {2, 4};
   }
   c.allow_oversubscribed = memory_figure;
+  // "model parallel" or sequence parallelism (which splits over the tensor-parallel group) in a
+  // row that does not give tp: some tensor parallelism was used.
+  if (!fixed.tp && (has(notes, "model parallel") || has(notes, "model+sequence") || fixed.sequence_parallel.value_or(false))) {
+    c.min_tp = 2;
+  }
   if (!fixed.tp) c.unstated.push_back("tp");
   if (!fixed.pp) c.unstated.push_back("pp");
   if (!fixed.micro_batch) c.unstated.push_back("micro batch");

@@ -29,6 +29,7 @@ struct TrainingCase {
   /// following the row's system (no GPipe; chunks that divide a stage's layers).
   plan::SpaceOptions search;
   int max_tp = 0;                     ///< GPUs: tensor parallelism within a node (0: no bound)
+  int min_tp = 1;                     ///< 2 when the row says model (tensor) parallelism was used
   std::vector<std::string> unstated;  ///< knobs the row leaves open ("tp", "micro batch", …)
   /// A figure of memory, not a run: a layout that does not fit may still be evaluated.
   bool allow_oversubscribed = false;
