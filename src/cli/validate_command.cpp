@@ -18,6 +18,8 @@ namespace {
 
 using units::format_fixed;
 
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 /// Enough significant digits to compare with the published figure.
 std::string value(double v) { return format_fixed(v, std::fabs(v) >= 100 ? 1 : std::fabs(v) >= 1 ? 2 : 4); }
 
@@ -34,6 +36,12 @@ void print_json(const validation::ValidationReport& r) {
     j.member("measured", row.measured);
     j.member("predicted", row.predicted);
     j.member("error", row.error);
+    j.member("source", row.source);
+    j.member("layout", row.layout);
+    j.member("reports_run", row.reports_run);
+    j.member("fits", row.fits);
+    j.member("memory_gib", row.memory_bytes / kGiB);
+    j.member("capacity_gib", row.capacity_bytes / kGiB);
     j.key("assumptions");
     j.begin_array();
     for (const auto& a : row.assumptions) j.value(a);
@@ -53,6 +61,10 @@ void print_json(const validation::ValidationReport& r) {
   j.key("mape_by_family");
   j.begin_object();
   for (const auto& [family, mape] : r.mape_by_family) j.member(family, mape);
+  j.end_object();
+  j.key("mape_by_source");
+  j.begin_object();
+  for (const auto& [source, mape] : r.mape_by_source) j.member(source, mape);
   j.end_object();
   j.member("mape", r.mape);
   j.member("rows", r.rows.size());
@@ -86,13 +98,34 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
     out << "\nrows podsim cannot express:\n";
     for (const auto& s : r.skipped) out << "  " << s.id << " (line " << s.line << "): " << s.reason << "\n";
   }
+  output::TextTable mem({"id", "layout", "HBM needed", "usable", ""});
+  mem.set_align(0, output::Align::kLeft);
+  mem.set_align(1, output::Align::kLeft);
+  mem.set_align(4, output::Align::kLeft);
+  bool any_run = false;
+  for (const auto& row : r.rows) {
+    if (!row.reports_run) continue;
+    any_run = true;
+    mem.add_row({row.id, row.layout, format_fixed(row.memory_bytes / kGiB, 1) + " GiB",
+                 format_fixed(row.capacity_bytes / kGiB, 1) + " GiB", row.fits ? "fits" : "DOES NOT FIT"});
+  }
+  if (any_run) out << "\nmemory of the runs (fullest chip):\n" << mem.render();
   out << "\nmean absolute percentage error:";
   std::map<std::string, int> counts;
-  for (const auto& row : r.rows) ++counts[row.family];
+  std::map<std::string, int> source_counts;
+  for (const auto& row : r.rows) {
+    ++counts[row.family];
+    ++source_counts[row.source];
+  }
   for (const auto& [family, mape] : r.mape_by_family) {
     out << "  " << family << " " << format_fixed(100 * mape, 1) << " % (" << counts[family] << ")";
   }
   out << "  · overall " << format_fixed(100 * r.mape, 1) << " % (" << r.rows.size() << " rows)\n";
+  out << "by source:";
+  for (const auto& [source, mape] : r.mape_by_source) {
+    out << "  " << source << " " << format_fixed(100 * mape, 1) << " % (" << source_counts[source] << ")";
+  }
+  out << "\n";
   std::cout << out.str();
 }
 

@@ -12,6 +12,7 @@ constexpr std::int64_t kBig = 1'000'000'000;
 // one of 2030, narrow enough to catch a forgotten prefix ("275 FLOP/s", "1200 B/s", "32").
 constexpr units::PlausibleRange kPeakRange{1e9, 1e18, 3e14, "FLOP/s", "accelerator"};
 constexpr units::PlausibleRange kHbmBandwidthRange{1e9, 1e15, 2e12, "B/s", "accelerator memory"};
+constexpr units::PlausibleRange kHostBandwidthRange{1e8, 1e13, 3e10, "B/s", "host link (PCIe, C2C)"};
 constexpr units::PlausibleRange kHbmCapacityRange{1048576.0, 1125899906842624.0, 68719476736.0, "B",
                                                   "accelerator memory", true};
 
@@ -61,7 +62,7 @@ workload::ModelSpec read_model(Reader& r) {
 }
 
 hardware::ChipSpec read_hardware(Reader& r) {
-  r.allow_only({"schema_version", "name", "peak", "hbm", "matmul_tile", "efficiency"});
+  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "efficiency"});
   read_document_header(r);
   hardware::ChipSpec c;
   c.name = r.text("name");
@@ -81,11 +82,19 @@ hardware::ChipSpec read_hardware(Reader& r) {
   }
   if (!any) r.fail("peak", "give the dense peak of at least one dtype, e.g. bf16: 275 TFLOP/s");
   const Reader hbm = r.child("hbm");
-  hbm.allow_only({"capacity", "bandwidth"});
+  hbm.allow_only({"capacity", "bandwidth", "reserved"});
   c.hbm_capacity_bytes = static_cast<double>(hbm.bytes("capacity"));
   hbm.check_plausible("capacity", c.hbm_capacity_bytes, kHbmCapacityRange);
+  if (hbm.has("reserved")) {
+    c.hbm_reserved_bytes = static_cast<double>(hbm.bytes("reserved"));
+    if (!(c.hbm_reserved_bytes < c.hbm_capacity_bytes)) hbm.fail("reserved", "must be less than the capacity");
+  }
   c.hbm_bandwidth_Bps = hbm.bandwidth("bandwidth");
   hbm.check_plausible("bandwidth", c.hbm_bandwidth_Bps, kHbmBandwidthRange);
+  if (r.has("host_bandwidth")) {
+    c.host_bandwidth_Bps = r.bandwidth("host_bandwidth");
+    r.check_plausible("host_bandwidth", c.host_bandwidth_Bps, kHostBandwidthRange);
+  }
   c.matmul_tile = static_cast<int>(r.integer("matmul_tile", 1, 4096));
   const Reader e = r.child("efficiency");
   e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn"});

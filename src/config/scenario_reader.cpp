@@ -14,7 +14,8 @@ hardware::DType read_dtype(const Reader& r, const std::string& key) {
 }  // namespace
 
 parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
-  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "sequence_parallel", "mesh"});
+  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "sequence_parallel", "mesh", "stage_layers",
+                "first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
   parallelism::ParallelSpec p;
   r.set_default("tp", "1");
   r.set_default("pp", "1");
@@ -39,6 +40,15 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   p.zero = static_cast<int>(r.integer("zero", 0, 3));
   r.set_default("sequence_parallel", "false");
   p.sequence_parallel = r.boolean("sequence_parallel");
+  if (r.has("stage_layers")) {
+    for (const std::int64_t n : r.integer_list("stage_layers", 0, 100'000)) p.stage_layers.push_back(static_cast<int>(n));
+  }
+  if (r.has("first_stage_layers")) p.first_stage_layers = static_cast<int>(r.integer("first_stage_layers", 0, 100'000));
+  if (r.has("last_stage_layers")) p.last_stage_layers = static_cast<int>(r.integer("last_stage_layers", 0, 100'000));
+  r.set_default("account_for_embedding", "false");
+  p.account_for_embedding = r.boolean("account_for_embedding");
+  r.set_default("account_for_loss", "false");
+  p.account_for_loss = r.boolean("account_for_loss");
   if (r.has("mesh")) {
     const Reader mesh = r.child("mesh");
     mesh.allow_only({"dp", "tp", "pp"});
@@ -65,17 +75,25 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   r.set_default("seq_len", std::to_string(model.seq_len));
   t.seq_len = static_cast<int>(r.integer("seq_len", 1, 100'000'000));
   r.set_default("recompute", "none");
-  t.recompute = r.choice("recompute", parallelism::kRecomputes, parallelism::recompute_name);
+  t.recompute = r.choice("recompute", workload::kRematPolicies, workload::recompute_name);
   if (!r.has("precision")) r.set_default("precision", "{}");
   Reader prec = r.child("precision");
-  prec.allow_only({"compute", "params", "grads", "optimizer", "comm"});
+  prec.allow_only({"compute", "params", "grads", "optimizer", "comm", "activations", "fp8_attention"});
   prec.set_default("compute", "bf16");
   prec.set_default("params", "fp32");
   prec.set_default("grads", "bf16");
   prec.set_default("optimizer", "fp32");
   prec.set_default("comm", "bf16");
   t.precision = {read_dtype(prec, "compute"), read_dtype(prec, "params"), read_dtype(prec, "grads"),
-                 read_dtype(prec, "optimizer"), read_dtype(prec, "comm")};
+                 read_dtype(prec, "optimizer"), read_dtype(prec, "comm"), std::nullopt, false};
+  // Transformer Engine's split: with 8-bit GEMMs everything else stays in bf16.
+  prec.set_default("activations", std::string(hardware::dtype_name(parallelism::activation_dtype(t.precision))));
+  t.precision.activations = read_dtype(prec, "activations");
+  if (hardware::dtype_bytes(*t.precision.activations) < 2) {
+    prec.fail("activations", "activations are kept in 16 or 32 bits (fp8 applies to the GEMMs: set compute: fp8)");
+  }
+  prec.set_default("fp8_attention", "false");
+  t.precision.fp8_attention = prec.boolean("fp8_attention");
   r.set_default("flash_attention", "false");
   t.flash_attention = r.boolean("flash_attention");
   r.set_default("dp_bucket", "25 MB");

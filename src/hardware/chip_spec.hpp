@@ -23,7 +23,11 @@ struct ChipSpec {
   std::string name;
   std::map<DType, double> peak_flops;  ///< dense FLOP/s per dtype the chip has
   double hbm_capacity_bytes = 0;
+  /// HBM a training program cannot use: the runtime's reserve, allocator fragmentation (the
+  /// hardware file says what it includes and where the figure comes from).
+  double hbm_reserved_bytes = 0;
   double hbm_bandwidth_Bps = 0;
+  double host_bandwidth_Bps = 0;  ///< chip ↔ host memory, one direction (0: not known)
   int matmul_tile = 128;  ///< matmul dims are padded up to a multiple of this
   Efficiency efficiency;
 };

@@ -5,29 +5,31 @@
 
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
+#include "parallelism/stage_layers.hpp"
+#include "workload/activation_sizes.hpp"
 
 namespace podsim::memory {
 
+namespace {
+workload::LayerRemat remat_of(const workload::ModelSpec& m, const workload::Slicing& s, parallelism::Recompute r) {
+  return workload::apply_remat(m, workload::transformer_layer(m, s), r, s);
+}
+}  // namespace
+
 double layer_activation_bytes(const workload::ModelSpec& m, const workload::Slicing& s,
                               parallelism::Recompute recompute) {
-  const double t = s.tp;
-  const double a = s.act_bytes;
-  const double sb = double(s.seq_len) * s.micro_batch;
-  const double sbh = sb * m.hidden;
-  const double whole_divisor = s.sequence_parallel ? t : 1.0;
-  if (recompute == parallelism::Recompute::kFull) return a * sbh / whole_divisor;
-  // Kept whole on every rank: two norm inputs, the attention input, the MLP input (act
-  // bytes each) and two 1-byte dropout masks.
-  const double whole = (4 * a + 2) * sbh;
-  const double heads = double(m.heads) / t;
-  const double kv_heads = m.kv_heads >= s.tp ? double(m.kv_heads) / t : 1.0;
-  // Split over tp: Q, K, V and the attention output; the MLP intermediates.
-  const double qkvo = a * sb * m.head_dim * (2 * heads + 2 * kv_heads);
-  const double mlp = (m.mlp == workload::MlpKind::kSwiglu ? 3 : 2) * a * sb * m.ffn_hidden / t;
-  double split = qkvo + mlp;
-  const bool keeps_scores = recompute == parallelism::Recompute::kNone && !s.flash_attention;
-  if (keeps_scores) split += (2 * a + 1) * heads * double(s.seq_len) * s.seq_len * s.micro_batch;
-  return whole / whole_divisor + split;
+  return workload::tensors_bytes(m, s, remat_of(m, s, recompute).kept);
+}
+
+double layer_host_bytes(const workload::ModelSpec& m, const workload::Slicing& s, parallelism::Recompute recompute) {
+  return workload::tensors_bytes(m, s, remat_of(m, s, recompute).host);
+}
+
+double layer_recompute_bytes(const workload::ModelSpec& m, const workload::Slicing& s,
+                             parallelism::Recompute recompute) {
+  if (recompute == parallelism::Recompute::kNone) return 0;
+  const workload::TensorSet needed = workload::needed_by_backward(s.flash_attention, m.dropout, m.parallel_block);
+  return workload::tensors_bytes(m, s, needed & ~remat_of(m, s, recompute).kept);
 }
 
 std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const hardware::ChipSpec& chip,
@@ -36,29 +38,49 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
   using hardware::dtype_bytes;
   const auto& prec = t.precision;
   const workload::Slicing slicing = parallelism::slicing_of(p, t);
-  const double per_layer = layer_activation_bytes(m, slicing, t.recompute);
+  const workload::LayerRemat remat = remat_of(m, slicing, t.recompute);
+  const double per_layer = workload::tensors_bytes(m, slicing, remat.kept);
+  const double per_layer_host = workload::tensors_bytes(m, slicing, remat.host);
+  const workload::TensorSet needed =
+      workload::needed_by_backward(slicing.flash_attention, m.dropout, m.parallel_block);
+  const double recompute =
+      t.recompute == parallelism::Recompute::kNone ? 0.0 : workload::tensors_bytes(m, slicing, needed & ~remat.kept);
   const int m_micro = parallelism::microbatches(p, t);
-  const int virtual_total = p.pp * p.virtual_stages;
-  const int layers_per_chunk = m.layers / virtual_total;
+  const auto vs_layers = parallelism::virtual_stage_layers(m, p);
   const double layer_params = workload::count_params(m).per_layer / p.tp;
   const double dp = p.dp;
+  const bool working_copy = parallelism::working_weight_copy(prec, p.zero);
 
   std::vector<MemoryBreakdown> out;
   for (int stage = 0; stage < p.pp; ++stage) {
     MemoryBreakdown mem;
     const double params = parallelism::stage_param_count(m, p, stage);
-    const double shard_params = p.zero >= 1 ? params / dp : params;
-    mem.weights = (p.zero == 3 ? params / dp : params) * dtype_bytes(prec.params);
-    mem.gradients = (p.zero >= 2 ? params / dp : params) * dtype_bytes(prec.grads);
-    const double master = parallelism::separate_master_weights(prec) ? dtype_bytes(prec.optimizer) : 0.0;
-    mem.optimizer = shard_params * (2 * dtype_bytes(prec.optimizer) + master);
+    const double shard = params / dp;
+    if (p.zero == 3) {
+      mem.weights = shard * dtype_bytes(prec.params);
+    } else if (working_copy) {
+      mem.weights = params * dtype_bytes(parallelism::activation_dtype(prec));
+    } else {
+      mem.weights = params * dtype_bytes(prec.params);
+    }
+    mem.gradients = (p.zero >= 2 ? shard : params) * dtype_bytes(prec.grads);
+    const double optimizer_params = p.zero >= 1 ? shard : params;
+    double master = parallelism::separate_master_weights(prec) ? dtype_bytes(prec.optimizer) : 0.0;
+    if (working_copy) master = dtype_bytes(prec.params);  // the stored weights are the sharded master
+    mem.optimizer = optimizer_params * (2 * dtype_bytes(prec.optimizer) + master);
 
     const auto order = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage);
-    mem.activations = parallelism::peak_in_flight(order) * layers_per_chunk * per_layer;
-    if (t.recompute == parallelism::Recompute::kFull) {
-      // While one layer is recomputed and run backwards, its full activations exist.
-      mem.activations += layer_activation_bytes(m, slicing, parallelism::Recompute::kNone);
+    std::vector<double> kept(static_cast<std::size_t>(p.virtual_stages)), host(kept.size());
+    int layers = 0;
+    for (int chunk = 0; chunk < p.virtual_stages; ++chunk) {
+      const int n = vs_layers[static_cast<std::size_t>(chunk * p.pp + stage)];
+      layers += n;
+      kept[static_cast<std::size_t>(chunk)] = n * per_layer;
+      host[static_cast<std::size_t>(chunk)] = n * per_layer_host;
     }
+    mem.activations = parallelism::peak_live(order, kept);
+    mem.offloaded = parallelism::peak_live(order, host);
+    if (layers > 0) mem.temporary += recompute;
     const bool last = stage == p.pp - 1;
     if (last) {
       // fp32 logits and their gradient for the microbatch being run backwards.
@@ -67,7 +89,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     if (p.dp > 1 && p.zero < 3) mem.temporary += std::min(t.dp_bucket_bytes, params * dtype_bytes(prec.comm));
     if (p.zero == 3 && p.dp > 1) mem.temporary += 2 * layer_params * dtype_bytes(prec.comm);
     mem.total = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.temporary;
-    mem.capacity = chip.hbm_capacity_bytes;
+    mem.capacity = std::max(0.0, chip.hbm_capacity_bytes - chip.hbm_reserved_bytes);
     out.push_back(mem);
   }
   return out;

@@ -107,7 +107,7 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   real("hardware_flops", "FLOP", r.hardware_flops_per_step);
   real("padding_waste", "1", r.padding_waste());
   real("memory_peak_bytes", "B", r.memory.empty() ? 0.0 : r.memory[fullest_stage(r)].total);
-  real("hbm_capacity_bytes", "B", s.chip.hbm_capacity_bytes);
+  real("hbm_capacity_bytes", "B", s.chip.hbm_capacity_bytes - s.chip.hbm_reserved_bytes);  // usable HBM
   integer("fits_in_memory", "1", r.fits() ? 1 : 0);
   real("busiest_link_utilization", "1", busiest_link(r).utilization);
   integer("representatives", "1", static_cast<std::int64_t>(r.execution.stages.size()));

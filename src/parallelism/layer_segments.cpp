@@ -19,14 +19,19 @@ CommOp op_of(workload::TpSync sync) {
 }  // namespace
 
 std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
-                                   const hardware::ChipSpec& chip, hardware::DType compute) {
+                                   const hardware::ChipSpec& chip, const Precision& precision) {
+  const hardware::DType other = activation_dtype(precision);
+  const hardware::DType attention = attention_dtype(precision);
   std::vector<Segment> out;
   for (const auto& item : items) {
     if (item.sync != workload::TpSync::kNone) {
       out.push_back(Segment{true, op_of(item.sync)});
       continue;
     }
-    const hardware::OpTime t = hardware::op_time(chip, compute, item.cost);
+    const hardware::DType dtype = item.math == workload::MathClass::kLinear      ? precision.compute
+                                  : item.math == workload::MathClass::kAttention ? attention
+                                                                                 : other;
+    const hardware::OpTime t = hardware::op_time(chip, dtype, item.cost);
     if (out.empty() || out.back().collective) out.push_back(Segment{});
     // Each op is at most kMaxStepPs (from_seconds checks), so one addition cannot overflow.
     out.back().duration_ps += t.time_ps;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "hardware/chip_spec.hpp"
+#include "parallelism/parallel_spec.hpp"
 #include "parallelism/step_program.hpp"
 #include "workload/layer_ops.hpp"
 
@@ -17,9 +18,11 @@ struct Segment {
   double padded_flops = 0;
 };
 
-/// Times each op of `items` on `chip` and merges consecutive ops into one run; every
-/// tensor-parallel sync becomes a collective segment.
+/// Times each op of `items` on `chip` in the dtype of its class (linear GEMMs in
+/// precision.compute, the attention core in attention_dtype, the rest in activation_dtype)
+/// and merges consecutive ops into one run; every tensor-parallel sync becomes a collective
+/// segment.
 std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
-                                   const hardware::ChipSpec& chip, hardware::DType compute);
+                                   const hardware::ChipSpec& chip, const Precision& precision);
 
 }  // namespace podsim::parallelism

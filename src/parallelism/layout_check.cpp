@@ -3,6 +3,7 @@
 #include <string>
 
 #include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/stage_layers.hpp"
 #include "parallelism/work_bounds.hpp"
 
 namespace podsim::parallelism {
@@ -23,9 +24,13 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   if (m.ffn_hidden % p.tp != 0) {
     throw LayoutError("parallelism.tp", "tp (" + n(p.tp) + ") must divide the model's ffn_hidden (" + n(m.ffn_hidden) + ")");
   }
-  if (p.sequence_parallel && t.seq_len % p.tp != 0) {
+  // Activations between the tensor-parallel blocks are split over tp along the sequence
+  // (Megatron-LM), or along the hidden dimension (XLA SPMD: MaxText's activation_embed → tensor,
+  // PaLM's 2D layout); the same bytes and collectives either way.
+  if (p.sequence_parallel && t.seq_len % p.tp != 0 && m.hidden % p.tp != 0) {
     throw LayoutError("parallelism.sequence_parallel", "sequence parallelism needs tp (" + n(p.tp) +
-                                                           ") to divide seq_len (" + n(t.seq_len) + ")");
+                                                           ") to divide seq_len (" + n(t.seq_len) +
+                                                           ") or the hidden size (" + n(m.hidden) + ")");
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::kInterleaved) {
     throw LayoutError("parallelism.virtual_stages", "virtual_stages > 1 needs schedule: interleaved");
@@ -33,12 +38,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   if (p.schedule == PipelineSchedule::kInterleaved && p.virtual_stages < 2) {
     throw LayoutError("parallelism.virtual_stages", "the interleaved schedule needs virtual_stages of at least 2");
   }
-  const int chunks = p.pp * p.virtual_stages;
-  if (m.layers % chunks != 0) {
-    throw LayoutError(p.virtual_stages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",
-                      "pp × virtual_stages (" + n(p.pp) + " × " + n(p.virtual_stages) + " = " + n(chunks) +
-                          ") must divide the model's " + n(m.layers) + " layers");
-  }
+  virtual_stage_layers(m, p);  // throws when the layers cannot be placed on the stages
   const int mb = microbatches(p, t);
   if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
     throw LayoutError("training.global_batch", "the interleaved schedule needs the microbatches per step (" + n(mb) +

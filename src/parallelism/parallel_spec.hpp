@@ -2,19 +2,25 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hardware/dtype.hpp"
 #include "topology/device_mesh.hpp"
 #include "util/error.hpp"
+#include "workload/remat_policy.hpp"
 
 namespace podsim::parallelism {
 
 enum class PipelineSchedule { kGPipe, kOneFOneB, kInterleaved };
-enum class Recompute { kNone, kSelective, kFull };
+/// Recompute (remat) policies live with the layer's ops (workload/remat_policy.hpp).
+using workload::Recompute;
+using workload::recompute_name;
 inline constexpr std::array<PipelineSchedule, 3> kSchedules{PipelineSchedule::kGPipe, PipelineSchedule::kOneFOneB,
                                                             PipelineSchedule::kInterleaved};
+/// The three Megatron levels, ordered by how much they recompute (the planner searches these;
+/// scenarios may name any of workload::kRematPolicies).
 inline constexpr std::array<Recompute, 3> kRecomputes{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
 
 /// How the chips split the work (the `parallelism:` section of a scenario).
@@ -26,18 +32,38 @@ struct ParallelSpec {
   int virtual_stages = 1;  ///< model chunks per stage (interleaved 1F1B)
   int zero = 0;            ///< ZeRO stage 0..3 (3 = FSDP)
   bool sequence_parallel = false;
+  /// Transformer layers of each virtual stage (pp × virtual_stages entries, virtual stage
+  /// chunk × pp + stage), or of each pipeline stage (pp entries, each split evenly over its
+  /// chunks); empty: split as Megatron-LM does (stage_layers.hpp).
+  std::vector<int> stage_layers;
+  int first_stage_layers = -1;  ///< Megatron's --decoder-first-pipeline-num-layers (-1: not given)
+  int last_stage_layers = -1;   ///< Megatron's --decoder-last-pipeline-num-layers (-1: not given)
+  bool account_for_embedding = false;  ///< Megatron's --account-for-embedding-in-pipeline-split
+  bool account_for_loss = false;       ///< Megatron's --account-for-loss-in-pipeline-split
   /// Logical axis ("dp", "tp", "pp") → physical axes it should take first, in order.
   std::map<std::string, std::vector<std::string>> mesh;
 };
 
-/// Number formats of the step (mixed precision).
+/// Number formats of the step (mixed precision), per tensor class as Transformer Engine
+/// splits them for fp8: the linear layers' GEMMs run in `compute`; the attention core,
+/// element-wise ops, embedding and head, and saved activations other than GEMM inputs, in
+/// the activations dtype.
 struct Precision {
-  hardware::DType compute = hardware::DType::kBf16;    ///< sets the matmul peak and activations
-  hardware::DType params = hardware::DType::kFp32;     ///< stored weights
+  hardware::DType compute = hardware::DType::kBf16;    ///< linear-layer GEMMs; sets the MFU peak
+  hardware::DType params = hardware::DType::kFp32;     ///< stored (master) weights
   hardware::DType grads = hardware::DType::kBf16;      ///< stored gradients
   hardware::DType optimizer = hardware::DType::kFp32;  ///< Adam moments (and master weights)
   hardware::DType comm = hardware::DType::kBf16;       ///< what collectives move
+  /// Activations and everything but the linear GEMMs; unset: `compute` when it is 16 or 32
+  /// bits, bf16 when it is 8 bits (Transformer Engine keeps them in bf16).
+  std::optional<hardware::DType> activations;
+  bool fp8_attention = false;  ///< the attention core's matmuls in fp8 too (TE recipe fp8_dpa; off by default)
 };
+
+/// The activations dtype of `p` (see Precision::activations).
+hardware::DType activation_dtype(const Precision& p);
+/// The dtype the attention core's matmuls run in.
+hardware::DType attention_dtype(const Precision& p);
 
 /// Hosts feeding the first pipeline stage.
 struct InputPipelineSpec {
@@ -73,8 +99,6 @@ class LayoutError : public InputError {
 const char* schedule_name(PipelineSchedule s);
 /// "no pipeline", "GPipe", "1F1B", "interleaved 1F1B" — for people.
 const char* schedule_label(const ParallelSpec& p);
-/// "none", "selective", "full".
-const char* recompute_name(Recompute r);
 
 /// The logical axes of a layout as DeviceMesh requests, in placement order: tensor
 /// parallelism first (most traffic), then data, then pipeline, each with its `mesh:` preferences.

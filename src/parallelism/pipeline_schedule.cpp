@@ -60,6 +60,17 @@ int peak_in_flight(const std::vector<PipelineAction>& order) {
   return peak;
 }
 
+double peak_live(const std::vector<PipelineAction>& order, const std::vector<double>& weight) {
+  double live = 0;
+  double peak = 0;
+  for (const auto& a : order) {
+    const double w = weight[static_cast<std::size_t>(a.chunk)];
+    live += a.forward ? w : -w;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
 const char* schedule_label(const ParallelSpec& p) {
   if (p.pp == 1) return "no pipeline";
   switch (p.schedule) {
@@ -83,16 +94,12 @@ const char* schedule_name(PipelineSchedule s) {
   }
 }
 
-const char* recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::kSelective:
-      return "selective";
-    case Recompute::kFull:
-      return "full";
-    default:
-      return "none";
-  }
+hardware::DType activation_dtype(const Precision& p) {
+  if (p.activations) return *p.activations;
+  return hardware::dtype_bytes(p.compute) < 2 ? hardware::DType::kBf16 : p.compute;
 }
+
+hardware::DType attention_dtype(const Precision& p) { return p.fp8_attention ? p.compute : activation_dtype(p); }
 
 std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p) {
   auto preferred = [&](const char* name) {

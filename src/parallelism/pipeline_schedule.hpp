@@ -29,4 +29,8 @@ std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, in
 /// stage's order: how many sets of activations the stage keeps at once.
 int peak_in_flight(const std::vector<PipelineAction>& order);
 
+/// The same, weighted: the most of Σ weight[chunk] over the microbatch-chunks alive at once
+/// (a chunk's weight is, e.g., the activation bytes its layers keep).
+double peak_live(const std::vector<PipelineAction>& order, const std::vector<double>& weight);
+
 }  // namespace podsim::parallelism

@@ -1,10 +1,17 @@
+// One program per pipeline stage: the stage's schedule order turned into tasks on six
+// streams (docs/runtime.md §2). Each virtual stage runs its own number of layers
+// (stage_layers.hpp); what a remat policy re-runs comes from workload::recompute_work;
+// tensors it offloads to host memory move over the host link while the layer computes
+// (a layer waits for the transfer if it is slower than its compute).
 #include "parallelism/program_builder.hpp"
 
-#include <deque>
+#include <algorithm>
 
 #include "hardware/compute_model.hpp"
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/stage_layers.hpp"
+#include "workload/activation_sizes.hpp"
 #include "workload/layer_ops.hpp"
 
 namespace podsim::parallelism {
@@ -13,13 +20,19 @@ bool separate_master_weights(const Precision& p) {
   return hardware::dtype_bytes(p.params) < hardware::dtype_bytes(p.optimizer);
 }
 
-double optimizer_bytes_per_param(const Precision& p) {
+bool working_weight_copy(const Precision& p, int zero) {
+  return (zero == 1 || zero == 2) && hardware::dtype_bytes(p.params) > hardware::dtype_bytes(activation_dtype(p));
+}
+
+double optimizer_bytes_per_param(const Precision& p, int zero) {
   const double opt = hardware::dtype_bytes(p.optimizer);
   const double master = separate_master_weights(p) ? opt : hardware::dtype_bytes(p.params);
   // Read gradient, both moments and the master weights; write the moments and the master
-  // weights, and the stored weights too when they are a separate, narrower copy.
+  // weights, and the stored weights too when they are a separate, narrower copy (or, under
+  // ZeRO-1/2 with wide stored weights, the 16-bit working copy).
   double bytes = hardware::dtype_bytes(p.grads) + 2 * opt + master + 2 * opt + master;
   if (separate_master_weights(p)) bytes += hardware::dtype_bytes(p.params);
+  if (working_weight_copy(p, zero)) bytes += hardware::dtype_bytes(activation_dtype(p));
   return bytes;
 }
 
@@ -33,7 +46,7 @@ struct Context {
   const TrainingSpec& training;
   int microbatches = 0;
   int virtual_total = 0;    // pp × virtual_stages
-  int layers_per_chunk = 0;
+  std::vector<int> vs_layers{};  // transformer layers of each virtual stage
   std::vector<Segment> layer_forward{}, layer_backward{}, layer_recompute{};
   std::vector<Segment> embedding_forward{}, embedding_backward{}, head_forward{}, head_backward{};
   double tp_bytes = 0;       // each tensor-parallel collective's buffer, comm dtype
@@ -178,7 +191,7 @@ class StageBuilder {
     if (vs == 0) {
       run_gathered(c_.embedding_forward, ComputeCategory::kForward, c_.embedding_params);
     }
-    for (int l = 0; l < c_.layers_per_chunk; ++l) {
+    for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
       run_gathered(c_.layer_forward, ComputeCategory::kForward, c_.layer_params);
     }
     if (vs == c_.virtual_total - 1) {
@@ -197,7 +210,7 @@ class StageBuilder {
     } else {
       last_ = p_.add(receive(stage_of(vs + 1), message_id(c_, false, vs, a.microbatch)));
     }
-    for (int l = 0; l < c_.layers_per_chunk; ++l) {
+    for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
       const auto gather = gather_params(c_.layer_params);
       if (!c_.layer_recompute.empty()) {
         run(c_.layer_recompute, ComputeCategory::kRecompute, gather);
@@ -265,12 +278,12 @@ class StageBuilder {
 
     const double params = stage_params();
     const double updated = c_.parallel.zero >= 1 ? params / c_.parallel.dp : params;
-    double bytes = updated * optimizer_bytes_per_param(c_.training.precision);
+    double bytes = updated * optimizer_bytes_per_param(c_.training.precision, c_.parallel.zero);
     // fp16 needs loss scaling: every gradient is read once more to unscale and check it.
     if (c_.training.precision.compute == hardware::DType::kFp16) bytes += params * hardware::dtype_bytes(c_.training.precision.grads);
     Task opt;
     opt.category = ComputeCategory::kOptimizer;
-    opt.duration_ps = hardware::op_time(c_.chip, c_.training.precision.compute, hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
+    opt.duration_ps = hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
     last_ = p_.add(opt);
 
     if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1) {
@@ -304,10 +317,11 @@ double stage_param_count(const workload::ModelSpec& model, const ParallelSpec& p
   const EdgeParams edge = edge_params(model, parallel);
   const int virtual_total = parallel.pp * parallel.virtual_stages;
   const double layer = workload::count_params(model).per_layer / parallel.tp;
+  const auto layers = virtual_stage_layers(model, parallel);
   double params = 0;
   for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) {
     const int vs = chunk * parallel.pp + stage;
-    params += model.layers / virtual_total * layer;
+    params += layers[static_cast<std::size_t>(vs)] * layer;
     if (vs == 0) params += edge.embedding;
     if (vs == virtual_total - 1) params += edge.head;
   }
@@ -321,32 +335,63 @@ workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& t
   s.tp = parallel.tp;
   s.sequence_parallel = parallel.sequence_parallel && parallel.tp > 1;
   s.flash_attention = training.flash_attention;
-  s.act_bytes = hardware::dtype_bytes(training.precision.compute);
+  s.act_bytes = hardware::dtype_bytes(activation_dtype(training.precision));
+  const double gemm = hardware::dtype_bytes(training.precision.compute);
+  s.linear_input_bytes = gemm < 2 ? gemm : s.act_bytes;
   return s;
 }
+
+namespace {
+
+SimTime total_ps(const std::vector<Segment>& segments) {
+  SimTime t = 0;
+  for (const Segment& s : segments) t += s.duration_ps;
+  return t;
+}
+
+/// A layer whose offload (or reload) transfer of `transfer_ps` outlasts its compute waits
+/// for it at its end: the last compute run is stretched to the transfer's length.
+void wait_for_transfer(std::vector<Segment>& segments, SimTime transfer_ps) {
+  const SimTime compute = total_ps(segments);
+  if (transfer_ps <= compute) return;
+  for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
+    if (!it->collective) {
+      it->duration_ps += transfer_ps - compute;
+      return;
+    }
+  }
+}
+
+}  // namespace
 
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip, const ParallelSpec& parallel,
                     const TrainingSpec& training) {
   Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
   c.microbatches = microbatches(parallel, training);
   c.virtual_total = parallel.pp * parallel.virtual_stages;
-  c.layers_per_chunk = model.layers / c.virtual_total;
+  c.vs_layers = virtual_stage_layers(model, parallel);
   const auto& prec = training.precision;
   c.comm_bytes = hardware::dtype_bytes(prec.comm);
 
   const workload::Slicing slicing = slicing_of(parallel, training);
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);
   const workload::EdgeWork edges = workload::edge_layers(model, slicing);
-  c.layer_forward = time_segments(layer.forward, chip, prec.compute);
-  c.layer_backward = time_segments(layer.backward, chip, prec.compute);
-  if (training.recompute == Recompute::kFull) c.layer_recompute = c.layer_forward;
-  if (training.recompute == Recompute::kSelective) {
-    c.layer_recompute = time_segments(layer.recompute_selective, chip, prec.compute);
+  c.layer_forward = time_segments(layer.forward, chip, prec);
+  c.layer_backward = time_segments(layer.backward, chip, prec);
+  const workload::LayerRemat remat = workload::apply_remat(model, layer, training.recompute, slicing);
+  c.layer_recompute = time_segments(remat.rerun, chip, prec);
+  const double offload_bytes = workload::tensors_bytes(model, slicing, remat.host);
+  if (offload_bytes > 0 && chip.host_bandwidth_Bps > 0) {
+    // Offloaded tensors go to host memory during the layer's forward and come back for its
+    // backward (pinned-host DMA beside the compute).
+    const SimTime transfer = transfer_time_ps(offload_bytes, chip.host_bandwidth_Bps);
+    wait_for_transfer(c.layer_forward, transfer);
+    wait_for_transfer(c.layer_recompute.empty() ? c.layer_backward : c.layer_recompute, transfer);
   }
-  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec.compute);
-  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec.compute);
-  c.head_forward = time_segments(edges.head_forward, chip, prec.compute);
-  c.head_backward = time_segments(edges.head_backward, chip, prec.compute);
+  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec);
+  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec);
+  c.head_forward = time_segments(edges.head_forward, chip, prec);
+  c.head_backward = time_segments(edges.head_backward, chip, prec);
 
   const double values_per_activation = double(training.micro_batch) * training.seq_len * model.hidden;
   // Each tensor-parallel collective moves the whole b·s·h activation; Megatron's pipeline

@@ -17,7 +17,8 @@ void check_layout(const workload::ModelSpec& model, const hardware::ChipSpec& ch
                   const ParallelSpec& parallel, const TrainingSpec& training, std::uint32_t chips);
 
 /// How one chip slices a layer's work under this layout: the micro batch, the sequence,
-/// tp, sequence parallelism (only with tp > 1), flash attention, the activation dtype.
+/// tp, sequence parallelism (only with tp > 1), flash attention, the activations dtype and
+/// the width of saved GEMM inputs (1 byte with fp8 GEMMs).
 workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& training);
 
 /// Builds the program of every pipeline stage for one training step (see StepPlan).
@@ -34,8 +35,14 @@ double stage_param_count(const workload::ModelSpec& model, const ParallelSpec& p
 
 /// Bytes the optimizer step reads and writes per parameter it updates (Adam: gradient,
 /// two moments, master weights, and the weights in their stored dtype when the master copy
-/// is separate).
-double optimizer_bytes_per_param(const Precision& p);
+/// is separate, or the 16-bit working copy under ZeRO-1/2).
+double optimizer_bytes_per_param(const Precision& p, int zero);
+
+/// True when, under ZeRO-1/2, the stored weights are wider than the activations dtype: then
+/// (Megatron's distributed optimizer, DeepSpeed ZeRO-1/2 in bf16/fp16) each replica keeps a
+/// 16-bit working copy of the weights, and the wide master copy is sharded with the optimizer
+/// state.
+bool working_weight_copy(const Precision& p, int zero);
 
 /// True when the weights are stored narrower than the optimizer's dtype, so the
 /// optimizer keeps a separate master copy (mixed precision à la Megatron and ZeRO).

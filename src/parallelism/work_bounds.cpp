@@ -41,10 +41,9 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   WorkEstimate w;
   const double per_step = double(parallel.dp) * training.micro_batch;
   w.microbatches = std::ceil(training.global_batch / per_step);
-  const workload::LayerWork layer = workload::transformer_layer(model, slicing_of(parallel, training));
-  double recompute = 0;
-  if (training.recompute == Recompute::kFull) recompute = segments(layer.forward);
-  if (training.recompute == Recompute::kSelective) recompute = segments(layer.recompute_selective);
+  const workload::Slicing slicing = slicing_of(parallel, training);
+  const workload::LayerWork layer = workload::transformer_layer(model, slicing);
+  const double recompute = segments(workload::recompute_work(model, layer, training.recompute, slicing));
   // ZeRO-3 adds a gather per layer and pass and a reduce-scatter per layer's backward.
   const double zero3 = parallel.zero == 3 && parallel.dp > 1 ? 3 : 0;
   w.layers = model.layers;

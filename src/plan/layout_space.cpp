@@ -27,9 +27,18 @@ std::vector<int> divisors(int n) {
 /// The schedules worth trying for `pp` stages: none without a pipeline.
 std::vector<std::pair<PipelineSchedule, int>> schedules(int pp, const SpaceOptions& options) {
   if (pp == 1) return {{PipelineSchedule::kOneFOneB, 1}};
-  std::vector<std::pair<PipelineSchedule, int>> out{{PipelineSchedule::kGPipe, 1}, {PipelineSchedule::kOneFOneB, 1}};
+  if (options.fixed.schedule) return {*options.fixed.schedule};
+  std::vector<std::pair<PipelineSchedule, int>> out;
+  if (options.gpipe) out.emplace_back(PipelineSchedule::kGPipe, 1);
+  out.emplace_back(PipelineSchedule::kOneFOneB, 1);
   for (int v : options.virtual_stages) out.emplace_back(PipelineSchedule::kInterleaved, v);
   return out;
+}
+
+/// `all`, or only the fixed value.
+template <typename T>
+std::vector<T> only(const std::optional<T>& fixed, std::vector<T> all) {
+  return fixed ? std::vector<T>{*fixed} : all;
 }
 
 /// The layout rules, or why not.
@@ -108,8 +117,11 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
   const topology::Topology topo(base.topology);
   const std::uint32_t chips = topo.chips();
   std::vector<Candidate> out;
+  const FixedKnobs& fixed = options.fixed;
   for (int tp : divisors(static_cast<int>(chips))) {
+    if (fixed.tp && tp != *fixed.tp) continue;
     for (int pp : divisors(static_cast<int>(chips) / tp)) {
+      if ((fixed.pp && pp != *fixed.pp) || (fixed.dp && static_cast<int>(chips) / (tp * pp) != *fixed.dp)) continue;
       Layout shape;
       shape.tp = tp;
       shape.pp = pp;
@@ -128,14 +140,16 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
         out.push_back(Candidate{shape, Verdict::kCannotRun, problem, true});
         continue;
       }
-      for (int mb : options.micro_batches) {
+      const std::vector<Recompute> recomputes =
+          only(fixed.recompute, std::vector<Recompute>(parallelism::kRecomputes.begin(), parallelism::kRecomputes.end()));
+      for (int mb : only(fixed.micro_batch, options.micro_batches)) {
         if (base.training.global_batch % (shape.dp * mb) != 0) continue;
         for (const auto& [schedule, v] : schedules(pp, options)) {
-          for (bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+          for (bool sp : only(fixed.sequence_parallel, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
             // The recompute level at which each ZeRO stage first fits (-1: not yet).
             std::array<int, 4> first_fit{-1, -1, -1, -1};
-            for (int zero = 0; zero <= (shape.dp > 1 ? 3 : 0); ++zero) {
-              for (std::size_t r = 0; r < parallelism::kRecomputes.size(); ++r) {
+            for (int zero : only(fixed.zero, shape.dp > 1 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0})) {
+              for (std::size_t r = 0; r < recomputes.size(); ++r) {
                 Candidate c;
                 c.layout = shape;
                 c.layout.micro_batch = mb;
@@ -143,7 +157,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 c.layout.virtual_stages = v;
                 c.layout.sequence_parallel = sp;
                 c.layout.zero = zero;
-                c.layout.recompute = parallelism::kRecomputes[r];
+                c.layout.recompute = recomputes[r];
                 const runtime::Scenario s = apply(base, c.layout);
                 c.reason = layout_problem(s, chips);
                 if (!c.reason.empty()) {
@@ -155,7 +169,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 } else if (first_fit[zero] >= 0) {
                   c.verdict = Verdict::kDominated;
                   c.reason = std::string("recomputes more than recompute ") +
-                             parallelism::recompute_name(parallelism::kRecomputes[static_cast<std::size_t>(first_fit[zero])]) +
+                             parallelism::recompute_name(recomputes[static_cast<std::size_t>(first_fit[zero])]) +
                              ", which fits";
                 } else {
                   first_fit[zero] = static_cast<int>(r);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,15 @@ struct Candidate {
   bool whole_shape = false;
 };
 
+/// Knobs held at one value (e.g. what a published run states); the others are searched.
+struct FixedKnobs {
+  std::optional<int> dp, tp, pp, micro_batch, zero;
+  std::optional<bool> sequence_parallel;
+  std::optional<parallelism::Recompute> recompute;  ///< may be any remat policy
+  /// The schedule and its chunks per stage, given together (1F1B with 1, interleaved with v).
+  std::optional<std::pair<parallelism::PipelineSchedule, int>> schedule;
+};
+
 /// Which values of the enumerated knobs are tried.
 struct SpaceOptions {
   std::vector<int> micro_batches{1, 2, 4, 8, 16};  ///< those dividing global_batch / dp
@@ -59,6 +69,8 @@ struct SpaceOptions {
   /// needing more than 95 % is "does not fit"). The memory model matches published figures
   /// within a few per cent; a layout closer to capacity than that is a coin toss.
   double memory_headroom = 0.05;
+  bool gpipe = true;                               ///< try GPipe too
+  FixedKnobs fixed;
 };
 
 /// Why `stages` do not fit once `headroom` of each chip's HBM is left free, or nothing.

@@ -11,6 +11,8 @@
 #include "config/component_config.hpp"
 #include "config/topology_config.hpp"
 #include "util/error.hpp"
+#include "validation/metric.hpp"
+#include "validation/row_knobs.hpp"
 
 namespace podsim::validation {
 
@@ -80,10 +82,12 @@ constexpr Family kFamilies[] = {
     {"h100", "", "H100", "h100", Shape::kGpu, "h100-superpod-1024", ""},
     {"a100", "80", "A100", "a100-80gb", Shape::kGpu, "a100-dgx-8x8", ""},
     {"a100", "", "A100", "a100-40gb", Shape::kGpu, "a100-dgx-8x8", ""},
+    {"v100", "", "V100", "v100", Shape::kGpu, "v100-dgx2-16x32", ""},
     {"v5p", "", "TPU v5p", "tpu-v5p", Shape::kTpu3d, "tpu-v5p-4x4x4", "tpu-v5p-2x8x8x8"},
     {"v5e", "", "TPU v5e", "tpu-v5e", Shape::kTpu2d, "tpu-v5e-16x16", "tpu-v5e-2x16x16"},
     {"v6e", "", "TPU v6e", "tpu-v6e", Shape::kTpu2d, "tpu-v6e-16x16", ""},
     {"v4", "", "TPU v4", "tpu-v4", Shape::kTpu3d, "tpu-v4-4x4x4", ""},
+    {"v3", "", "TPU v3", "tpu-v3", Shape::kTpu2d, "tpu-v3-32x32", ""},
 };
 
 const Family* find_family(const std::string& hardware) {
@@ -94,8 +98,9 @@ const Family* find_family(const std::string& hardware) {
   return nullptr;
 }
 
-/// Balanced power-of-two dims whose product is `chips` (3 axes, or 2 of at most 16).
-std::optional<std::vector<int>> slice_dims(long long chips, Shape shape) {
+/// Balanced power-of-two dims whose product is `chips` (3 axes, or 2 of at most the pod's
+/// side: 16 on v5e/v6e, 32 on v3).
+std::optional<std::vector<int>> slice_dims(long long chips, Shape shape, int pod_side) {
   if (chips < 1 || (chips & (chips - 1)) != 0) return std::nullopt;
   std::vector<int> dims(shape == Shape::kTpu3d ? 3 : 2, 1);
   long long product = 1;
@@ -105,16 +110,16 @@ std::optional<std::vector<int>> slice_dims(long long chips, Shape shape) {
     product *= 2;
   }
   std::sort(dims.begin(), dims.end());
-  if (shape == Shape::kTpu2d && dims.back() > 16) return std::nullopt;
+  if (shape == Shape::kTpu2d && dims.back() > pod_side) return std::nullopt;
   return dims;
 }
 
-std::vector<bool> wraps(const std::vector<int>& dims, Shape shape) {
+std::vector<bool> wraps(const std::vector<int>& dims, Shape shape, int pod_side) {
   std::vector<bool> w;
-  // v5e/v6e: a wrap only on an axis of 16; v4/v5p: on every axis of slices made of whole
-  // 4x4x4 cubes (docs/reference/hardware.md §2.2).
+  // v5e/v6e (v3): a wrap only on an axis of the pod's full side, 16 (32); v4/v5p: on every
+  // axis of slices made of whole 4x4x4 cubes (docs/reference/hardware.md §2.2).
   const bool whole_cubes = std::all_of(dims.begin(), dims.end(), [](int d) { return d % 4 == 0; });
-  for (int d : dims) w.push_back(shape == Shape::kTpu2d ? d == 16 : whole_cubes && d >= 4);
+  for (int d : dims) w.push_back(shape == Shape::kTpu2d ? d == pod_side : whole_cubes && d >= 4);
   return w;
 }
 
@@ -134,15 +139,19 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
   topology::TopologySpec ref = reference(c, f.topology_file);
   if (f.shape == Shape::kGpu) {
     auto sw = std::get<topology::SwitchSpec>(ref.layout);
-    if (chips > 8 && chips % 8 != 0) return {std::nullopt, "not a whole number of 8-GPU nodes"};
-    sw.nodes = static_cast<int>(chips <= 8 ? 1 : chips / 8);
-    sw.chips_per_node = static_cast<int>(std::min<long long>(chips, 8));
+    const long long node = sw.chips_per_node;
+    if (chips > node && chips % node != 0) {
+      return {std::nullopt, "not a whole number of " + std::to_string(node) + "-GPU nodes"};
+    }
+    sw.nodes = static_cast<int>(chips <= node ? 1 : chips / node);
+    sw.chips_per_node = static_cast<int>(std::min<long long>(chips, node));
     assumptions.push_back(std::string("network: ") + f.topology_file + " links, " + std::to_string(sw.nodes) +
                           " node(s) of " + std::to_string(sw.chips_per_node));
     // The cluster's collectives run as its file says (NCCL on the GPU clusters).
     return {topology::TopologySpec{"row-" + row.at("id"), sw, ref.collectives}, ""};
   }
   const auto grid_ref = std::get<topology::GridSpec>(ref.layout);
+  const int pod_side = *std::max_element(grid_ref.dims.begin(), grid_ref.dims.end());
   std::smatch m;
   std::vector<int> dims;
   long long slices = 1;
@@ -162,12 +171,12 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
       slices = *n;
     }
     if (chips % slices != 0) return {std::nullopt, "chips do not divide into the slices"};
-    const auto d = slice_dims(chips / slices, f.shape);
+    const auto d = slice_dims(chips / slices, f.shape, pod_side);
     if (!d) return {std::nullopt, "no standard slice shape for " + std::to_string(chips / slices) + " chips"};
     dims = *d;
     assumptions.push_back("slice shape chosen as the balanced one for the chip count");
   }
-  topology::GridSpec grid{dims, wraps(dims, f.shape), false, grid_ref.link};
+  topology::GridSpec grid{dims, wraps(dims, f.shape, pod_side), false, grid_ref.link};
   if (slices == 1) return {topology::TopologySpec{"row-" + row.at("id"), grid}, ""};
   if (f.dcn_file[0] == '\0') return {std::nullopt, "no DCN figures shipped for this hardware"};
   const auto dcn = std::get<topology::MultisliceSpec>(reference(c, f.dcn_file).layout).dcn;
@@ -263,19 +272,6 @@ RowCase collective_case(const CsvRow& row, const Family& f, long long chips, con
   return out;
 }
 
-parallelism::Precision precision_of(const std::string& text, std::vector<std::string>& assumptions) {
-  using hardware::DType;
-  if (has(text, "fp16")) {
-    // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
-    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16};
-  }
-  if (has(text, "fp32 weights") || has(text, "fp32")) {
-    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16};
-  }
-  assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state");
-  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16};
-}
-
 }  // namespace
 
 RowCase express(const CsvRow& row, const Catalog& catalog) {
@@ -293,17 +289,29 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   }
   if (has(row.at("model"), "collective")) return collective_case(row, *f, *chips, catalog, std::move(out));
 
+  const auto metric = metric_of(row);
+  const bool layer_time = metric && metric->kind == MetricKind::kLayerMilliseconds;
+  const bool memory_figure = metric && metric->kind == MetricKind::kActivationGiB;
   const auto layers = integer(row.at("layers"));
   const auto hidden = integer(row.at("hidden"));
   const auto ffn = integer(row.at("ffn_hidden"));
   const auto heads = integer(row.at("heads"));
   const auto seq = integer(row.at("seq_len"));
-  const auto vocab = integer(row.at("vocab"));
-  const auto batch = integer(row.at("global_batch_seqs"));
-  if (!layers || !hidden || !ffn || !heads || !seq || !vocab || !batch) {
-    out.skip_reason = "model dimensions or global batch missing";
+  if (!layers || !hidden || !ffn || !heads || !seq) {
+    out.skip_reason = "model dimensions not published (layers, hidden, ffn_hidden, heads, seq_len)";
     return out;
   }
+  const auto tp = integer(row.at("tp"));
+  auto vocab = vocab_of(row, tp.value_or(1));
+  if (!vocab && layer_time) vocab = 1;  // one layer alone: no embedding or head is timed
+  if (!vocab) {
+    out.skip_reason = "vocabulary size not published";
+    return out;
+  }
+  if (vocab != integer(row.at("vocab")) && !layer_time) {
+    out.assumptions.push_back("vocab " + std::to_string(*vocab) + " (as the notes give it)");
+  }
+  const System system = system_of(row);
   runtime::Scenario s;
   auto& m = s.model;
   m.name = row.at("model");
@@ -327,15 +335,19 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   } else {
     m.head_dim = m.hidden / m.heads;
   }
-  // GPT (Megatron) models have a 4h GeLU MLP, learned positions and tied embeddings; the
-  // others are LLaMA-style (SwiGLU, rotary, untied, RMSNorm).
+  // GPT (Megatron) models have a 4h GeLU MLP, learned positions and tied embeddings (ALiBi
+  // models have no position parameters); the others are LLaMA-style (SwiGLU, rotary, untied,
+  // RMSNorm). Megatron-LM's recipes train GPT with dropout 0.1 (its default); MaxText and
+  // llm-foundry (MPT) without.
   const bool gpt = m.ffn_hidden == 4 * m.hidden;
+  const bool alibi = has(row.at("model") + " " + notes, "alibi");
   m.mlp = gpt ? workload::MlpKind::kGelu : workload::MlpKind::kSwiglu;
-  m.position = gpt ? workload::PositionEmbedding::kLearned : workload::PositionEmbedding::kRotary;
+  m.position = gpt && !alibi ? workload::PositionEmbedding::kLearned : workload::PositionEmbedding::kRotary;
   m.tied_embeddings = gpt;
   m.norm = gpt ? workload::NormKind::kLayerNorm : workload::NormKind::kRmsNorm;
-  m.dropout = gpt;
-  out.assumptions.push_back(gpt ? "model: GPT block (GeLU, learned positions, tied embeddings, dropout 0.1 as Megatron-LM)"
+  m.dropout = gpt && system == System::kMegatron;
+  out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
+                                      ", tied embeddings" + (m.dropout ? ", dropout 0.1 as Megatron-LM)" : ", no dropout)")
                                 : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
 
   Built b = build_topology(row, *f, *chips, catalog, out.assumptions);
@@ -346,46 +358,117 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   s.topology = *b.topology;
   s.chip = config::load_hardware(catalog.root / "configs" / "hardware" / (std::string(f->hardware_file) + ".yaml"));
 
+  TrainingCase c;
+  c.metric = metric.value_or(Metric{});
+  auto& fixed = c.search.fixed;
   auto& p = s.parallel;
-  p.tp = static_cast<int>(integer(row.at("tp")).value_or(1));
-  p.pp = static_cast<int>(integer(row.at("pp")).value_or(1));
-  p.dp = static_cast<int>(integer(row.at("dp")).value_or(*chips / std::max(1, p.tp * p.pp)));
-  const std::string zero = lower(row.at("zero_or_fsdp"));
-  p.zero = zero.find("fsdp") != std::string::npos || zero.find("zero-3") != std::string::npos    ? 3
-           : zero.find("zero-2") != std::string::npos                                            ? 2
-           : zero.find("zero-1") != std::string::npos || zero.find("distributed") != std::string::npos ? 1
-                                                                                                 : 0;
-  p.sequence_parallel = has(row.at("cp_or_sp"), "sequence parallel");
+  const auto pp = integer(row.at("pp"));
+  auto dp = integer(row.at("dp"));
+  if (!dp && tp && pp) dp = *chips / std::max(1LL, *tp * *pp);
+  if (tp) fixed.tp = static_cast<int>(*tp);
+  if (pp) fixed.pp = static_cast<int>(*pp);
+  if (dp) fixed.dp = static_cast<int>(*dp);
+  p.tp = static_cast<int>(tp.value_or(1));
+  p.pp = static_cast<int>(pp.value_or(1));
+  p.dp = static_cast<int>(dp.value_or(*chips / (p.tp * p.pp)));
+  if (const auto z = zero_of(row.at("zero_or_fsdp"))) {
+    fixed.zero = *z;
+    p.zero = *z;
+  }
+  const std::string sp_cell = lower(row.at("cp_or_sp"));
+  if (has(sp_cell, "sequence parallel") || (sp_cell.empty() && has(notes, "sequence parallel"))) {
+    fixed.sequence_parallel = true;
+  } else if (system == System::kMaxText) {
+    // MaxText shards the activations' embed dimension over the tensor axis
+    // (MaxText/configs/base.yml logical_axis_rules: ['activation_embed', 'tensor']): between
+    // the matmuls they are split over tp as with Megatron's sequence parallelism, with the same
+    // all-gather / reduce-scatter pairs.
+    fixed.sequence_parallel = true;
+    if (tp && *tp > 1) out.assumptions.push_back("MaxText: activations sharded over the tensor axis (sequence parallelism)");
+  } else if (sp_cell == "none") {
+    fixed.sequence_parallel = false;
+  }
+  p.sequence_parallel = fixed.sequence_parallel.value_or(false);
   const auto v = integer(row.at("interleave_v"));
-  if (v && *v > 1) {
-    p.schedule = parallelism::PipelineSchedule::kInterleaved;
-    p.virtual_stages = static_cast<int>(*v);
-  } else if (p.pp > 1) {
-    out.assumptions.push_back("schedule: 1F1B without interleaving (not given)");
+  if (v) {
+    fixed.schedule = *v > 1 ? std::pair{parallelism::PipelineSchedule::kInterleaved, static_cast<int>(*v)}
+                            : std::pair{parallelism::PipelineSchedule::kOneFOneB, 1};
+    p.schedule = fixed.schedule->first;
+    p.virtual_stages = fixed.schedule->second;
   }
 
   auto& t = s.training;
-  t.global_batch = static_cast<int>(*batch);
   t.seq_len = m.seq_len;
-  const auto micro = integer(row.at("micro_batch"));
-  if (micro) {
-    t.micro_batch = static_cast<int>(*micro);
-  } else if (p.pp > 1) {
-    t.micro_batch = 1;
-    out.assumptions.push_back("micro batch 1 (not given; Megatron-LM's pipelined runs use 1)");
-  } else {
-    t.micro_batch = std::max(1, t.global_batch / std::max(1, p.dp));
-    out.assumptions.push_back("micro batch = global batch / dp: no gradient accumulation without a pipeline");
+  if (const auto micro = integer(row.at("micro_batch"))) {
+    fixed.micro_batch = static_cast<int>(*micro);
+    t.micro_batch = fixed.micro_batch.value();
   }
-  const std::string recompute = lower(row.at("recompute"));
-  t.recompute = recompute.find("selective") != std::string::npos || recompute.find("minimal") != std::string::npos
-                    ? parallelism::Recompute::kSelective
-                : recompute.find("full") != std::string::npos ? parallelism::Recompute::kFull
-                                                               : parallelism::Recompute::kNone;
+  const auto batch = integer(row.at("global_batch_seqs"));
+  if (batch) {
+    t.global_batch = static_cast<int>(*batch);
+  } else if (layer_time) {
+    t.global_batch = t.micro_batch * p.dp;  // one microbatch through the layer
+  } else if (memory_figure && fixed.micro_batch && dp && pp) {
+    // Activations of the first stage peak once the pipeline is full: 2·pp microbatches
+    // reach that peak under 1F1B and interleaved 1F1B alike.
+    t.global_batch = t.micro_batch * p.dp * 2 * p.pp;
+    out.assumptions.push_back("global batch: " + std::to_string(t.global_batch) +
+                              " (not given; 2 × pp microbatches fill the pipeline)");
+  } else {
+    out.skip_reason = "global batch not published";
+    return out;
+  }
+  // MaxText's per_device_batch_size and llm-foundry's gradient accumulation of 1 state that
+  // each replica runs its whole batch as one microbatch.
+  static const std::regex kNoAccumulation(R"((per_device_batch_size|grad(ient)? accumulation 1\b))");
+  if (!fixed.micro_batch && dp && std::regex_search(lower(notes), kNoAccumulation)) {
+    fixed.micro_batch = static_cast<int>(std::max(1LL, *batch / *dp));
+    t.micro_batch = *fixed.micro_batch;
+  }
+  const std::string recompute_cell = row.at("recompute");
+  if (!recompute_cell.empty()) {
+    const auto r = recompute_of(recompute_cell);
+    if (!r) {
+      out.skip_reason = "recompute \"" + recompute_cell + "\" names no policy podsim knows";
+      return out;
+    }
+    fixed.recompute = *r;
+    t.recompute = *r;
+    if (has(recompute_cell, "remat_policy=full")) {
+      out.assumptions.push_back("recompute: MaxText's remat_policy=full is JAX's nothing_saveable");
+    }
+  }
   t.precision = precision_of(row.at("precision"), out.assumptions);
-  t.flash_attention = has(notes, "flash");
+  t.flash_attention = has(notes + " " + row.at("model"), "flash");
   s.network.fidelity = network::Fidelity::kAnalytical;
-  out.what = TrainingCase{s};
+
+  // What the planner searches when the row is silent: the conventions of its system.
+  c.search.gpipe = false;  // none of the systems in the data runs GPipe
+  c.max_tp = f->shape == Shape::kGpu ? std::get<topology::SwitchSpec>(s.topology.layout).chips_per_node : 0;
+  c.search.virtual_stages.clear();
+  if (fixed.pp && *fixed.pp > 1 && m.layers % *fixed.pp == 0) {
+    // Megatron requires the layers of a stage to divide over its model chunks.
+    for (int k = 2; k <= 8; ++k) {
+      if ((m.layers / *fixed.pp) % k == 0) c.search.virtual_stages.push_back(k);
+    }
+  } else if (!fixed.pp) {
+    c.search.virtual_stages = {2, 4};
+  }
+  c.allow_oversubscribed = memory_figure;
+  // "model parallel" or sequence parallelism (which splits over the tensor-parallel group) in a
+  // row that does not give tp: some tensor parallelism was used.
+  if (!fixed.tp && (has(notes, "model parallel") || has(notes, "model+sequence") || fixed.sequence_parallel.value_or(false))) {
+    c.min_tp = 2;
+  }
+  if (!fixed.tp) c.unstated.push_back("tp");
+  if (!fixed.pp) c.unstated.push_back("pp");
+  if (!fixed.micro_batch) c.unstated.push_back("micro batch");
+  if (!fixed.zero) c.unstated.push_back("ZeRO stage");
+  if (!fixed.sequence_parallel) c.unstated.push_back("sequence parallelism");
+  if (!fixed.recompute) c.unstated.push_back("recompute");
+  if (!fixed.schedule && (!fixed.pp || *fixed.pp > 1)) c.unstated.push_back("schedule");
+  c.scenario = std::move(s);
+  out.what = std::move(c);
   return out;
 }
 

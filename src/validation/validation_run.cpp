@@ -7,56 +7,37 @@
 #include "collectives/group.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/error.hpp"
+#include "validation/layer_time.hpp"
+#include "validation/layout_choice.hpp"
 
 namespace podsim::validation {
 
 namespace {
 
-enum class MetricKind { kStepSeconds, kTflopsPerChip, kTflopsPerChipWithRecompute, kMfuPercent, kTokensPerSecond,
-                        kBusbwGBps, kTimeMicroseconds, kLinkPeakPercent };
-
-struct Metric {
-  MetricKind kind;
-  double link_peak_Bps = 0;  // kLinkPeakPercent
-};
-
-std::optional<Metric> metric_of(const CsvRow& row) {
-  const std::string m = lower(row.at("measured_metric"));
-  const std::string recompute = lower(row.at("recompute"));
-  if (m.find("iteration time") != std::string::npos || m.find("step time") != std::string::npos) {
-    return Metric{MetricKind::kStepSeconds};
-  }
-  if (m.find("tflop/s per") != std::string::npos) {
-    // Megatron-LM's SC21 figures count the recompute pass (its Eq. 3); MaxText's and the
-    // rest count model FLOPs.
-    const bool eq3 = recompute.find("eq.3") != std::string::npos || recompute.find("incl. recompute") != std::string::npos;
-    return Metric{eq3 ? MetricKind::kTflopsPerChipWithRecompute : MetricKind::kTflopsPerChip};
-  }
-  if (m.find("mfu") != std::string::npos) return Metric{MetricKind::kMfuPercent};
-  if (m.find("tokens/s") != std::string::npos) return Metric{MetricKind::kTokensPerSecond};
-  if (m.find("busbw") != std::string::npos) return Metric{MetricKind::kBusbwGBps};
-  if (m.find("time (us)") != std::string::npos) return Metric{MetricKind::kTimeMicroseconds};
-  std::smatch peak;
-  static const std::regex kPeak(R"(fraction of ([0-9.e+]+) b/s)");
-  if (std::regex_search(m, peak, kPeak)) return Metric{MetricKind::kLinkPeakPercent, std::stod(peak[1])};
-  return std::nullopt;
-}
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double predict_training(const Metric& metric, const runtime::Scenario& s, const runtime::StepReport& r) {
+  const double tokens = double(s.training.global_batch) * s.training.seq_len;
   switch (metric.kind) {
     case MetricKind::kStepSeconds:
       return r.step_s;
     case MetricKind::kTflopsPerChip:
       return r.model_flops_per_step / (r.step_s * r.chips) / 1e12;
-    case MetricKind::kTflopsPerChipWithRecompute: {
-      const double tokens = double(s.training.global_batch) * s.training.seq_len;
+    case MetricKind::kTflopsPerChipHardware: {
+      // [SC21] Eq. 3 and BLOOM's 8·N·tokens: model FLOPs plus one more forward of the layers.
       const double flops = r.model_flops_per_step + tokens * workload::layers_forward_flops_per_token(s.model, s.training.seq_len);
       return flops / (r.step_s * r.chips) / 1e12;
     }
     case MetricKind::kMfuPercent:
       return 100 * r.mfu;
+    case MetricKind::kHfuPercent:
+      return 100 * r.hfu;
     case MetricKind::kTokensPerSecond:
       return r.tokens_per_s;
+    case MetricKind::kTokensPerSecondPerChip:
+      return r.tokens_per_s / r.chips;
+    case MetricKind::kActivationGiB:
+      return r.memory.front().activations / kGiB;
     default:
       throw InputError("a collective metric on a training row");
   }
@@ -88,9 +69,65 @@ double predict_collective(const Metric& metric, const CollectiveCase& c) {
 
 }  // namespace
 
+std::string source_key(const std::string& source) {
+  const std::size_t space = source.find(' ');
+  const std::string first = source.substr(0, space);
+  if (first.find('/') != std::string::npos) return first;
+  const std::size_t et_al = source.find("et al.");
+  if (et_al != std::string::npos) return source.substr(0, et_al + 6);
+  return first;
+}
+
+namespace {
+
+/// Simulates a training row: chooses the knobs it leaves open, runs the step (or times one
+/// layer), and fills the prediction and the memory of the layout.
+void simulate_training(const TrainingCase& c, RowResult& r) {
+  const LayoutChoice choice = choose_layout(c);
+  if (!choice.why_none.empty()) throw InputError(choice.why_none);
+  if (!choice.layout.empty()) {
+    r.assumptions.push_back("layout chosen by the planner (fastest of " + std::to_string(choice.candidates) +
+                            (choice.fits ? " that fit" : ", none fits") + ", analytical network; open: " +
+                            [&] {
+                              std::string open;
+                              for (const auto& k : c.unstated) open += (open.empty() ? "" : ", ") + k;
+                              return open;
+                            }() +
+                            "): " + choice.layout);
+  }
+  const runtime::Scenario& s = choice.scenario;
+  r.layout = plan::describe(plan::Layout{s.parallel.dp, s.parallel.tp, s.parallel.pp, s.parallel.schedule,
+                                         s.parallel.virtual_stages, s.training.micro_batch, s.parallel.zero,
+                                         s.parallel.sequence_parallel, s.training.recompute});
+  r.reports_run = reports_training_run(c.metric);
+  if (c.metric.kind == MetricKind::kLayerMilliseconds) {
+    r.predicted = 1e3 * layer_seconds(s);
+    const auto mem = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
+    r.fits = !memory::does_not_fit(mem).has_value();
+    r.memory_bytes = mem.front().total;
+    r.capacity_bytes = mem.front().capacity;
+    return;
+  }
+  const runtime::StepReport step = runtime::simulate_step(s);
+  r.predicted = predict_training(c.metric, s, step);
+  r.fits = step.fits();
+  std::size_t fullest = 0;
+  for (std::size_t i = 0; i < step.memory.size(); ++i) {
+    if (step.memory[i].total / step.memory[i].capacity > step.memory[fullest].total / step.memory[fullest].capacity) {
+      fullest = i;
+    }
+  }
+  r.memory_bytes = step.memory[fullest].total;
+  r.capacity_bytes = step.memory[fullest].capacity;
+  if (!r.fits && r.reports_run) r.assumptions.push_back("note: podsim's memory model says this layout does not fit");
+}
+
+}  // namespace
+
 ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog) {
   ValidationReport report;
   std::map<std::string, std::pair<double, int>> sums;
+  std::map<std::string, std::pair<double, int>> source_sums;
   for (const CsvRow& row : rows) {
     const std::string id = row.at("id");
     auto skip = [&](const std::string& reason) { report.skipped.push_back({id, row.line, reason}); };
@@ -125,14 +162,13 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     r.id = id;
     r.line = row.line;
     r.family = c.family;
+    r.source = source_key(row.at("source"));
     r.metric = row.at("measured_metric");
     r.measured = measured;
     r.assumptions = c.assumptions;
     try {
       if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
-        const runtime::StepReport step = runtime::simulate_step(training->scenario);
-        r.predicted = predict_training(*metric, training->scenario, step);
-        if (!step.fits()) r.assumptions.push_back("note: podsim's memory model says this layout does not fit");
+        simulate_training(*training, r);
       } else {
         r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what));
       }
@@ -141,9 +177,11 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
       continue;
     }
     r.error = (r.predicted - r.measured) / r.measured;
-    auto& [sum, count] = sums[r.family];
-    sum += std::fabs(r.error);
-    ++count;
+    for (auto* map : {&sums, &source_sums}) {
+      auto& [sum, count] = (*map)[map == &sums ? r.family : r.source];
+      sum += std::fabs(r.error);
+      ++count;
+    }
     report.rows.push_back(std::move(r));
   }
   double total = 0;
@@ -151,6 +189,7 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     report.mape_by_family[family] = sc.first / sc.second;
     total += sc.first;
   }
+  for (const auto& [source, sc] : source_sums) report.mape_by_source[source] = sc.first / sc.second;
   report.mape = report.rows.empty() ? 0 : total / double(report.rows.size());
   return report;
 }

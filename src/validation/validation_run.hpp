@@ -13,11 +13,19 @@ struct RowResult {
   std::string id;
   int line = 0;
   std::string family;
+  std::string source;  ///< the publication or repository (source_key of the source column)
   std::string metric;
   double measured = 0;
   double predicted = 0;
   double error = 0;  ///< (predicted − measured) / measured
   std::vector<std::string> assumptions;
+  /// Training rows: the layout simulated, and the HBM of its fullest chip against its usable
+  /// capacity. A row that reports a run (a step quantity) must fit.
+  std::string layout;
+  bool reports_run = false;
+  bool fits = true;
+  double memory_bytes = 0;
+  double capacity_bytes = 0;
 };
 
 /// A row podsim could not express, and why.
@@ -31,12 +39,18 @@ struct ValidationReport {
   std::vector<RowResult> rows;
   std::vector<SkippedRow> skipped;
   std::map<std::string, double> mape_by_family;  ///< mean |error| per hardware family
+  std::map<std::string, double> mape_by_source;  ///< mean |error| per source
   double mape = 0;                               ///< over every simulated row
 };
 
-/// Simulates every row it can express (training steps on the analytical network,
-/// collectives like nccl-tests) and compares with the measured value in the row's own
-/// metric and FLOP-counting convention (docs/validation.md).
+/// A short name for a row's source: its repository ("google/maxtext") or its authors
+/// ("Narayanan et al."), else its first word.
+std::string source_key(const std::string& source);
+
+/// Simulates every row it can express (training steps on the analytical network, with the
+/// knobs a row leaves open chosen by the planner; collectives like nccl-tests) and compares
+/// with the measured value in the row's own metric and FLOP-counting convention
+/// (docs/validation.md).
 ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog);
 
 }  // namespace podsim::validation

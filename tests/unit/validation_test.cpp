@@ -61,7 +61,8 @@ CsvRow row(std::map<std::string, std::string> cells) {
 const Catalog kCatalog{PODSIM_SOURCE_DIR};
 
 TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
-  // An H100 LLaMA-3 8B run on 64 GPUs with FSDP: no such row ships with podsim.
+  // An H100 LLaMA-3 8B run on 64 GPUs with FSDP: no such row ships with podsim. It states tp,
+  // the ZeRO stage and the recompute; pp and the micro batch are left to the planner.
   const RowCase c = express(row({{"id", "new"}, {"hardware", "H100 SXM5 80GB, 8 per node"}, {"n_chips", "64"},
                                  {"model", "LLaMA-3 8B"}, {"layers", "32"}, {"hidden", "4096"}, {"ffn_hidden", "14336"},
                                  {"heads", "32"}, {"kv_heads", "8"}, {"seq_len", "8192"}, {"vocab", "128256"},
@@ -69,16 +70,106 @@ TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
                                  {"recompute", "selective"}, {"precision", "bf16"}, {"notes", "flash attention"}}),
                             kCatalog);
   ASSERT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
-  const auto& s = std::get<TrainingCase>(c.what).scenario;
+  const auto& k = std::get<TrainingCase>(c.what);
+  const auto& s = k.scenario;
   EXPECT_EQ(c.family, "H100");
-  EXPECT_EQ(s.parallel.dp, 32);
-  EXPECT_EQ(s.parallel.zero, 3);
+  EXPECT_EQ(k.search.fixed.tp, 2);
+  EXPECT_FALSE(k.search.fixed.pp.has_value());
+  EXPECT_EQ(k.search.fixed.zero, 3);
+  EXPECT_EQ(k.search.fixed.recompute, parallelism::Recompute::kSelective);
+  EXPECT_EQ(k.unstated, (std::vector<std::string>{"pp", "micro batch", "sequence parallelism", "schedule"}));
+  EXPECT_EQ(k.max_tp, 8);  // tensor parallelism stays in a node
+  EXPECT_FALSE(k.search.gpipe);
   EXPECT_EQ(s.model.kv_heads, 8);
   EXPECT_EQ(s.model.mlp, workload::MlpKind::kSwiglu);
+  EXPECT_FALSE(s.model.dropout);
   EXPECT_TRUE(s.training.flash_attention);
-  EXPECT_EQ(s.training.micro_batch, 16);  // no pipeline: the whole per-replica batch
   EXPECT_EQ(std::get<topology::SwitchSpec>(s.topology.layout).nodes, 8);
   EXPECT_FALSE(c.assumptions.empty());
+
+  // Validated, the open knobs are chosen by the planner and said so; the layout fits.
+  auto r = row({{"id", "new"}, {"source", "Someone et al. 2031"}, {"hardware", "H100 SXM5 80GB"}, {"n_chips", "16"},
+                {"model", "LLaMA-style 1B"}, {"layers", "8"}, {"hidden", "2048"}, {"ffn_hidden", "5632"},
+                {"heads", "16"}, {"seq_len", "2048"}, {"vocab", "32000"}, {"global_batch_seqs", "64"},
+                {"recompute", "none"}, {"measured_metric", "tokens/s per GPU"}, {"measured_value", "1000"}});
+  const auto report = validate({r}, kCatalog);
+  ASSERT_EQ(report.rows.size(), 1u) << (report.skipped.empty() ? "" : report.skipped[0].reason);
+  const auto& result = report.rows[0];
+  EXPECT_TRUE(result.fits);
+  EXPECT_TRUE(result.reports_run);
+  EXPECT_EQ(result.source, "Someone et al.");
+  bool said = false;
+  for (const auto& a : result.assumptions) said = said || a.find("layout chosen by the planner") != std::string::npos;
+  EXPECT_TRUE(said);
+  EXPECT_NE(result.layout.find("recompute none"), std::string::npos) << result.layout;
+}
+
+TEST(Express, MetricsAreReadInTheRowsOwnTerms) {
+  auto metric = [](const std::string& text, const std::string& recompute = "") {
+    return metric_of(row({{"measured_metric", text}, {"recompute", recompute}}))->kind;
+  };
+  EXPECT_EQ(metric("tokens/s per GPU"), MetricKind::kTokensPerSecondPerChip);
+  EXPECT_EQ(metric("tokens/s"), MetricKind::kTokensPerSecond);
+  EXPECT_EQ(metric("TFLOP/s per GPU (hardware FLOPs, counts recompute: 8*N*tokens)"), MetricKind::kTflopsPerChipHardware);
+  EXPECT_EQ(metric("achieved TFLOP/s per GPU", "full (FLOPs counted with Eq.3 incl. recompute)"),
+            MetricKind::kTflopsPerChipHardware);
+  EXPECT_EQ(metric("TFLOP/s per chip (MFU in notes)"), MetricKind::kTflopsPerChip);
+  // SC21 counts the recompute pass in every table (Eq. 3), whatever the row's recompute cell says.
+  EXPECT_EQ(metric_of(row({{"measured_metric", "achieved TFLOP/s per GPU"}, {"recompute", "full"},
+                           {"source", "Narayanan et al. SC21 (arXiv 2104.04473) Table 2"}}))->kind,
+            MetricKind::kTflopsPerChipHardware);
+  EXPECT_EQ(metric("activation memory per GPU, first pipeline stage (GiB)"), MetricKind::kActivationGiB);
+  EXPECT_EQ(metric("per-layer forward+backward time (ms)"), MetricKind::kLayerMilliseconds);
+  EXPECT_EQ(metric("HFU (%)"), MetricKind::kHfuPercent);
+  EXPECT_FALSE(metric_of(row({{"measured_metric", "joules per token"}})).has_value());
+  EXPECT_TRUE(reports_training_run(Metric{MetricKind::kLayerMilliseconds}));
+  EXPECT_FALSE(reports_training_run(Metric{MetricKind::kActivationGiB}));
+  EXPECT_FALSE(reports_training_run(Metric{MetricKind::kBusbwGBps}));
+}
+
+TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
+  auto training = [](std::map<std::string, std::string> extra) {
+    std::map<std::string, std::string> cells{{"hardware", "TPU v5p"}, {"n_chips", "64"}, {"model", "x"},
+                                             {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "3584"},
+                                             {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"},
+                                             {"global_batch_seqs", "64"}, {"tp", "4"}, {"pp", "1"}};
+    for (auto& [k, v] : extra) cells[k] = v;
+    const RowCase c = express(row(cells), kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    return std::get<TrainingCase>(c.what);
+  };
+  using parallelism::Recompute;
+  // MaxText's `full` is JAX's nothing_saveable; its activations are sharded over the tensor axis.
+  const auto maxtext = training({{"recompute", "remat_policy=full"}, {"cp_or_sp", "none"},
+                                 {"notes", "per_device_batch_size=1"}});
+  EXPECT_EQ(maxtext.search.fixed.recompute, Recompute::kNothingSaveable);
+  EXPECT_EQ(maxtext.search.fixed.sequence_parallel, true);
+  EXPECT_EQ(maxtext.search.fixed.micro_batch, 4);  // no accumulation: the replica's 64 / 16 sequences
+  EXPECT_EQ(training({{"recompute", "remat_policy=qkv_proj_offloaded"}}).search.fixed.recompute,
+            Recompute::kQkvProjOffloaded);
+  // LLaMA's "saved expensive activations, e.g. linear outputs": the dots are checkpointed.
+  EXPECT_EQ(training({{"recompute", "selective (saved expensive activations, e.g. linear outputs)"}}).search.fixed.recompute,
+            Recompute::kMinimal);
+  EXPECT_EQ(training({{"zero_or_fsdp", "PyTorch FSDP SHARD_GRAD_OP (ZeRO-2-like)"}}).search.fixed.zero, 2);
+  EXPECT_EQ(training({{"zero_or_fsdp", "ZeRO-1 equivalent (DeepSpeed BF16_Optimizer)"}}).search.fixed.zero, 1);
+  EXPECT_FALSE(training({{"zero_or_fsdp", "DeepSpeed data parallel (ZeRO stage not re-verified here)"}})
+                   .search.fixed.zero.has_value());
+  // The vocabulary the model computes with: Megatron pads it.
+  EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
+  EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4
+  // A recompute podsim does not know is a reason to skip, not a guess.
+  EXPECT_NE(express(row({{"hardware", "TPU v5p"}, {"n_chips", "64"}, {"layers", "8"}, {"hidden", "1024"},
+                         {"ffn_hidden", "3584"}, {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"},
+                         {"global_batch_seqs", "64"}, {"recompute", "remat_policy=everything"}}),
+                    kCatalog)
+                .skip_reason.find("names no policy"),
+            std::string::npos);
+}
+
+TEST(Validate, SourcesAreNamedByRepositoryOrAuthors) {
+  EXPECT_EQ(source_key("google/maxtext README.md 'Runtime Performance Results'"), "google/maxtext");
+  EXPECT_EQ(source_key("Narayanan et al. 'Efficient Large-Scale ...' (SC21)"), "Narayanan et al.");
+  EXPECT_EQ(source_key("BigScience 'BLOOM'"), "BigScience");
 }
 
 TEST(Express, TpuSlicesAndMultisliceShapes) {
@@ -100,7 +191,7 @@ TEST(Express, RowsItCannotExpressSayWhy) {
                          {"ffn_hidden", "256"}, {"heads", "2"}, {"seq_len", "64"}, {"vocab", "64"},
                          {"global_batch_seqs", "12"}}),
                     kCatalog)
-                .skip_reason.find("8-GPU nodes"),
+                .skip_reason.find("of 8-GPU nodes"),
             std::string::npos);
 }
 

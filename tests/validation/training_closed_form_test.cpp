@@ -244,7 +244,7 @@ TEST(MemoryClosedForm, ModelStateMatchesTheZeroTable) {
   TrainingSpec t;
   t.global_batch = 64;
   t.precision = {hardware::DType::kFp16, hardware::DType::kFp16, hardware::DType::kFp16, hardware::DType::kFp32,
-                 hardware::DType::kFp16};
+                 hardware::DType::kFp16, std::nullopt, false};
   const double expected[] = {16 * psi, 4 * psi + 12 * psi / nd, 2 * psi + 14 * psi / nd, 16 * psi / nd};
   for (int zero = 0; zero <= 3; ++zero) {
     par.zero = zero;
@@ -257,9 +257,11 @@ TEST(MemoryClosedForm, ModelStateMatchesTheZeroTable) {
 }
 
 TEST(MemoryClosedForm, ActivationsMatchKorthikanti) {
-  // [KOR22] Table 2, bytes per layer per microbatch (16-bit activations, GPT-3 175B shapes).
+  // [KOR22] Table 2, bytes per layer per microbatch (16-bit activations, GPT-3 175B shapes,
+  // dropout on the attention probabilities and both branches as the paper assumes).
   const workload::ModelSpec m{"gpt3", 96, 12288, 49152, 96, 96, 128, 51200, 2048, workload::MlpKind::kGelu,
-                              false, true, workload::PositionEmbedding::kLearned, workload::NormKind::kLayerNorm};
+                              false, true, workload::PositionEmbedding::kLearned, workload::NormKind::kLayerNorm,
+                              true};
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
   workload::Slicing sl;
   sl.micro_batch = 1;
@@ -275,6 +277,14 @@ TEST(MemoryClosedForm, ActivationsMatchKorthikanti) {
   EXPECT_NEAR(bytes(8, false, Recompute::kSelective), s * b * h * (10 + 24 / t), 1);
   EXPECT_NEAR(bytes(8, true, Recompute::kSelective), 34 * s * b * h / t, 1);
   EXPECT_NEAR(bytes(1, false, Recompute::kFull), 2 * s * b * h, 1);
+  // Without dropout the two 1-byte masks go, and the scores keep only the softmax output
+  // (2·a·s²·b instead of 5): s·b·h·(8 + 24/t + 2·a·s/(h·t)).
+  auto no_dropout = m;
+  no_dropout.dropout = false;
+  sl.tp = 8;
+  sl.sequence_parallel = false;
+  EXPECT_NEAR(memory::layer_activation_bytes(no_dropout, sl, Recompute::kNone),
+              s * b * h * (8 + 24 / t + 2 * a * s / (h * t)), 1);
 }
 
 TEST(Accounting, CategoriesPartitionTheStepExactlyEverywhere) {

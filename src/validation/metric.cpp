@@ -1,0 +1,57 @@
+#include "validation/metric.hpp"
+
+#include <regex>
+
+namespace podsim::validation {
+
+namespace {
+bool has(const std::string& text, const char* needle) { return text.find(needle) != std::string::npos; }
+}  // namespace
+
+std::optional<Metric> metric_of(const CsvRow& row) {
+  const std::string m = lower(row.at("measured_metric"));
+  const std::string recompute = lower(row.at("recompute"));
+  if (has(m, "activation memory")) return Metric{MetricKind::kActivationGiB};
+  if (has(m, "per-layer") || has(m, "per layer")) return Metric{MetricKind::kLayerMilliseconds};
+  if (has(m, "iteration time") || has(m, "step time")) return Metric{MetricKind::kStepSeconds};
+  if (has(m, "tflop/s per") || has(m, "tflops per")) {
+    // Megatron-LM's SC21 paper counts the recompute pass in every table (its Eq. 3; the data
+    // file's README says so), as does BLOOM's 8·N·tokens; MaxText's and the rest count model FLOPs.
+    const std::string source = lower(row.at("source"));
+    const bool sc21 = has(source, "2104.04473") || has(source, "sc21");
+    const bool hardware = sc21 || has(m, "counts recompute") || has(m, "hardware flops") || has(recompute, "eq.3") ||
+                          has(recompute, "incl. recompute");
+    return Metric{hardware ? MetricKind::kTflopsPerChipHardware : MetricKind::kTflopsPerChip};
+  }
+  if (has(m, "mfu")) return Metric{MetricKind::kMfuPercent};
+  if (has(m, "hfu")) return Metric{MetricKind::kHfuPercent};
+  if (has(m, "tokens/s")) {
+    const bool per_chip = has(m, "per gpu") || has(m, "per chip") || has(m, "/gpu") || has(m, "per device");
+    return Metric{per_chip ? MetricKind::kTokensPerSecondPerChip : MetricKind::kTokensPerSecond};
+  }
+  if (has(m, "busbw")) return Metric{MetricKind::kBusbwGBps};
+  if (has(m, "algbw")) return Metric{MetricKind::kAlgbwGBps};
+  if (has(m, "time (us)")) return Metric{MetricKind::kTimeMicroseconds};
+  std::smatch peak;
+  static const std::regex kPeak(R"(fraction of ([0-9.e+]+) b/s)");
+  if (std::regex_search(m, peak, kPeak)) return Metric{MetricKind::kLinkPeakPercent, std::stod(peak[1])};
+  return std::nullopt;
+}
+
+bool is_collective_metric(const Metric& metric) {
+  switch (metric.kind) {
+    case MetricKind::kBusbwGBps:
+    case MetricKind::kAlgbwGBps:
+    case MetricKind::kTimeMicroseconds:
+    case MetricKind::kLinkPeakPercent:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool reports_training_run(const Metric& metric) {
+  return !is_collective_metric(metric) && metric.kind != MetricKind::kActivationGiB;
+}
+
+}  // namespace podsim::validation

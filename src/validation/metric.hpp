@@ -1,0 +1,45 @@
+#pragma once
+
+// What a published row measured, read from its measured_metric column (and, for FLOP/s,
+// how its source counted FLOPs), and how podsim's prediction is put in the same terms.
+
+#include <optional>
+#include <string>
+
+#include "validation/csv_table.hpp"
+
+namespace podsim::validation {
+
+enum class MetricKind {
+  kStepSeconds,          ///< iteration / step time (s)
+  kTflopsPerChip,        ///< model FLOPs (6N + attention) per chip per second
+  kTflopsPerChipHardware,  ///< the same counting the recompute pass ([SC21] Eq. 3, BLOOM's 8·N·tokens)
+  kMfuPercent,
+  kHfuPercent,
+  kTokensPerSecond,      ///< the whole system
+  kTokensPerSecondPerChip,
+  kActivationGiB,        ///< activation memory per chip of the first pipeline stage
+  kLayerMilliseconds,    ///< one transformer layer's forward + backward (recompute included)
+  kBusbwGBps,
+  kAlgbwGBps,
+  kTimeMicroseconds,
+  kLinkPeakPercent,
+};
+
+struct Metric {
+  MetricKind kind = MetricKind::kStepSeconds;
+  double link_peak_Bps = 0;  ///< kLinkPeakPercent
+};
+
+/// The metric of a row, or nullopt when podsim does not predict it.
+std::optional<Metric> metric_of(const CsvRow& row);
+
+/// True for a quantity of one training step (time, throughput, FLOP/s, MFU, HFU, per-layer
+/// time): such a row reports a run, which must fit in memory. Activation-memory figures and
+/// collective benchmarks are not step quantities.
+bool reports_training_run(const Metric& metric);
+
+/// True for metrics of collective benchmarks (busbw, algbw, time in µs, link-peak fraction).
+bool is_collective_metric(const Metric& metric);
+
+}  // namespace podsim::validation

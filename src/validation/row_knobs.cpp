@@ -1,0 +1,104 @@
+#include "validation/row_knobs.hpp"
+
+#include <algorithm>
+#include <regex>
+
+#include "workload/remat_policy.hpp"
+
+namespace podsim::validation {
+
+namespace {
+
+bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
+
+std::optional<long long> integer(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(cell, &used);
+    if (used == cell.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+parallelism::Precision precision_of(const std::string& text, std::vector<std::string>& assumptions) {
+  using hardware::DType;
+  if (has(text, "fp16")) {
+    // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
+    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false};
+  }
+  if (has(text, "fp32 weights") || has(text, "fp32")) {
+    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false};
+  }
+  if (text.empty()) assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state (not given)");
+  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false};
+}
+
+System system_of(const CsvRow& row) {
+  const std::string text = lower(row.at("source") + " " + row.at("notes") + " " + row.at("recompute") + " " +
+                                 row.at("zero_or_fsdp") + " " + row.at("model"));
+  if (has(text, "maxtext") || has(text, "remat_policy")) return System::kMaxText;
+  if (has(text, "llm-foundry") || has(text, "mosaicml") || has(text, "composer")) return System::kLlmFoundry;
+  // Megatron-LM and its descendants: the SC21 and Korthikanti papers, Megatron-DeepSpeed
+  // (MT-NLG, BigScience's BLOOM).
+  if (has(text, "megatron") || has(text, "narayanan") || has(text, "korthikanti") || has(text, "deepspeed") ||
+      has(text, "bigscience")) {
+    return System::kMegatron;
+  }
+  return System::kOther;
+}
+
+/// The remat policy a recompute cell names; nullopt when it names none podsim knows.
+std::optional<parallelism::Recompute> recompute_of(const std::string& cell) {
+  using parallelism::Recompute;
+  const std::string text = lower(cell);
+  std::smatch m;
+  static const std::regex kPolicy(R"(remat_policy\s*=\s*([a-z_]+))");
+  if (std::regex_search(text, m, kPolicy)) {
+    // MaxText's `full` passes no policy to nn.remat: JAX's nothing_saveable.
+    if (m[1] == "full") return Recompute::kNothingSaveable;
+    for (Recompute r : workload::kRematPolicies) {
+      if (m[1] == workload::recompute_name(r)) return r;
+    }
+    return std::nullopt;
+  }
+  // "saved expensive activations, e.g. linear outputs" (LLaMA): keep every linear layer's
+  // output, i.e. checkpoint the dots.
+  if (has(text, "linear outputs") || has(text, "outputs of linear")) return Recompute::kMinimal;
+  if (has(text, "selective")) return Recompute::kSelective;
+  if (has(text, "full")) return Recompute::kFull;
+  if (has(text, "none") || has(text, "no recompute")) return Recompute::kNone;
+  return std::nullopt;
+}
+
+/// The ZeRO stage a zero_or_fsdp cell names; nullopt when it does not say.
+std::optional<int> zero_of(const std::string& cell) {
+  const std::string z = lower(cell);
+  if (z.empty()) return std::nullopt;
+  if (has(z, "zero-2") || has(z, "shard_grad_op")) return 2;
+  if (has(z, "zero-3") || has(z, "full_shard") || has(z, "fsdp")) return 3;
+  if (has(z, "zero-1") || has(z, "distributed optimizer")) return 1;
+  if (z == "none" || has(z, "no zero")) return 0;
+  return std::nullopt;
+}
+
+/// The vocabulary the model computes with: "padded to N" in the notes wins over the column
+/// (Megatron pads the embedding table); a GPT-2 BPE vocabulary is 50257 tokens, padded by
+/// Megatron-LM to a multiple of 128 × tp.
+std::optional<long long> vocab_of(const CsvRow& row, long long tp) {
+  const std::string notes = row.at("notes");
+  std::smatch m;
+  static const std::regex kPadded(R"(padded to (\d+))");
+  if (std::regex_search(notes, m, kPadded)) return std::stoll(m[1]);
+  if (const auto v = integer(row.at("vocab"))) return v;
+  if (has(notes, "gpt-2 bpe")) {
+    const long long multiple = 128 * std::max(1LL, tp);
+    return (50257 + multiple - 1) / multiple * multiple;
+  }
+  return std::nullopt;
+}
+
+}  // namespace podsim::validation

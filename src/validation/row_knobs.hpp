@@ -1,0 +1,37 @@
+#pragma once
+
+// How the free-text cells of a published row name the knobs of a training step: its system
+// (whose conventions the row does not repeat), precision, remat policy, ZeRO stage and the
+// vocabulary the model computes with. Every rule reads the text, never the row's id.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parallelism/parallel_spec.hpp"
+#include "validation/csv_table.hpp"
+
+namespace podsim::validation {
+
+/// The training system a row comes from, read from its source, notes and knob columns.
+enum class System { kMegatron, kMaxText, kLlmFoundry, kOther };
+System system_of(const CsvRow& row);
+
+/// "fp16" → Megatron mixed precision (fp16 weights and gradients, fp32 Adam); "fp32 weights"
+/// → bf16 compute, fp32 weights and gradients; else bf16 compute with fp32 master weights
+/// (said in `assumptions` when the cell is empty).
+parallelism::Precision precision_of(const std::string& cell, std::vector<std::string>& assumptions);
+
+/// The remat policy a recompute cell names (MaxText's `remat_policy=full` is JAX's
+/// nothing_saveable; LLaMA's saved "linear outputs" is `minimal`); nullopt when it names none.
+std::optional<parallelism::Recompute> recompute_of(const std::string& cell);
+
+/// The ZeRO stage a zero_or_fsdp cell names (FSDP FULL_SHARD = 3, SHARD_GRAD_OP = 2); nullopt
+/// when it does not say.
+std::optional<int> zero_of(const std::string& cell);
+
+/// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
+/// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
+std::optional<long long> vocab_of(const CsvRow& row, long long tp);
+
+}  // namespace podsim::validation

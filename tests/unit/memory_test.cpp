@@ -1,0 +1,126 @@
+// Per-chip memory (memory/memory_model.hpp): model state under ZeRO with a working copy,
+// remat policies, uneven stages, the allocator reserve, and two runs that trained in
+// production and so must fit (DESIGN.md §3: "A layout that ran must fit").
+#include <gtest/gtest.h>
+
+#include "config/scenario_config.hpp"
+#include "memory/memory_model.hpp"
+#include "parallelism/program_builder.hpp"
+#include "parallelism/stage_layers.hpp"
+
+namespace podsim::memory {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+hardware::ChipSpec chip() {
+  hardware::ChipSpec c;
+  c.name = "memory-test-chip";
+  c.peak_flops = {{hardware::DType::kBf16, 1e15}, {hardware::DType::kFp8, 2e15}};
+  c.hbm_capacity_bytes = 80 * kGiB;
+  c.hbm_reserved_bytes = 2 * kGiB;
+  c.hbm_bandwidth_Bps = 3e12;
+  return c;
+}
+
+workload::ModelSpec gpt(int layers) {
+  return workload::ModelSpec{"gpt", layers, 4096, 16384, 32, 32, 128, 51200, 2048, workload::MlpKind::kGelu,
+                             false, true, workload::PositionEmbedding::kLearned, workload::NormKind::kLayerNorm,
+                             true};
+}
+
+TEST(ModelState, DistributedOptimizerShardsTheMasterAndKeepsA16BitWorkingCopy) {
+  // fp32 stored weights, bf16 compute, ZeRO-1 over d = 8 (Megatron's distributed optimizer,
+  // DeepSpeed ZeRO-1): per parameter 2 (bf16 working copy) + 2 (bf16 gradients) replicated,
+  // and (4 master + 8 Adam) / d sharded.
+  const auto m = gpt(4);
+  parallelism::ParallelSpec p;
+  p.dp = 8;
+  p.zero = 1;
+  parallelism::TrainingSpec t;
+  t.global_batch = 8;
+  const double psi = parallelism::stage_param_count(m, p, 0);
+  auto state = [&](const MemoryBreakdown& b) { return b.weights + b.gradients + b.optimizer; };
+  EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * (4 + 12.0 / 8)), 1.0, 1e-12);
+  // Without ZeRO the fp32 weights stay as they are (PyTorch AMP): 4 + 2 + 8.
+  p.zero = 0;
+  EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14), 1.0, 1e-12);
+  // ZeRO-3 shards everything: (4 + 2 + 8) / d.
+  p.zero = 3;
+  EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14 / 8), 1.0, 1e-12);
+}
+
+TEST(Activations, PoliciesOrderAsTheyKeep) {
+  auto m = gpt(4);
+  m.dropout = false;
+  workload::Slicing s;
+  s.micro_batch = 1;
+  s.seq_len = 2048;
+  s.tp = 8;
+  s.sequence_parallel = true;
+  s.flash_attention = true;
+  using R = parallelism::Recompute;
+  const double none = layer_activation_bytes(m, s, R::kNone);
+  const double minimal = layer_activation_bytes(m, s, R::kMinimal);
+  const double dots_no_mlp = layer_activation_bytes(m, s, R::kSaveDotExceptMlp);
+  const double qkv = layer_activation_bytes(m, s, R::kSaveQkvProj);
+  const double nothing = layer_activation_bytes(m, s, R::kNothingSaveable);
+  EXPECT_GT(none, minimal);
+  EXPECT_GT(minimal, dots_no_mlp);
+  EXPECT_GT(dots_no_mlp, qkv);
+  EXPECT_GT(qkv, nothing);
+  // nothing_saveable and Megatron's full keep the layer input alone: 2·s·b·h/t bytes.
+  EXPECT_DOUBLE_EQ(nothing, 2.0 * 2048 * 4096 / 8);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, s, R::kFull), nothing);
+  // Offloading Q, K, V keeps HBM at nothing_saveable's and puts Q, K, V in host memory.
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, s, R::kQkvProjOffloaded), nothing);
+  EXPECT_DOUBLE_EQ(layer_host_bytes(m, s, R::kQkvProjOffloaded), qkv - nothing);
+  // Recompute brings one layer's worth back before its backward: none needs none of it.
+  EXPECT_EQ(layer_recompute_bytes(m, s, R::kNone), 0);
+  EXPECT_DOUBLE_EQ(layer_recompute_bytes(m, s, R::kFull), none - nothing);
+}
+
+TEST(Activations, UnevenStagesHoldTheirOwnLayers) {
+  // 11 layers on 4 stages split 2, 4, 3, 2; under 1F1B stage k holds pp − k microbatches:
+  // activations 4·2, 3·4, 2·3, 1·2 layers' worth.
+  const auto m = gpt(11);
+  parallelism::ParallelSpec p;
+  p.pp = 4;
+  parallelism::TrainingSpec t;
+  t.global_batch = 16;
+  t.recompute = parallelism::Recompute::kFull;
+  const double layer = layer_activation_bytes(m, parallelism::slicing_of(p, t), t.recompute);
+  const auto mem = stage_memory(m, chip(), p, t);
+  const double expected[] = {8, 12, 6, 2};
+  for (int s = 0; s < 4; ++s) EXPECT_NEAR(mem[s].activations / layer, expected[s], 1e-9) << "stage " << s;
+}
+
+TEST(Capacity, TheReserveIsNotUsable) {
+  const auto mem = stage_memory(gpt(2), chip(), parallelism::ParallelSpec{}, parallelism::TrainingSpec{});
+  EXPECT_DOUBLE_EQ(mem[0].capacity, 78 * kGiB);
+}
+
+/// Loads a scenario of configs/validation/scenarios.
+runtime::Scenario scenario(const char* name) {
+  return config::load_scenario(std::filesystem::path(PODSIM_SOURCE_DIR) / "configs" / "validation" / "scenarios" / name)
+      .scenario;
+}
+
+TEST(RunsThatTrained, PaLM540BOn6144TpuV4Fits) {
+  // Chowdhery et al. 2022: tp 12 × 256-way FSDP per pod × 2 pods, batch 2048, rematerialisation.
+  const auto s = scenario("palm-540b-tpu-v4-6144.yaml");
+  const auto mem = stage_memory(s.model, s.chip, s.parallel, s.training);
+  EXPECT_FALSE(does_not_fit(mem).has_value()) << *does_not_fit(mem);
+  EXPECT_LT(mem[0].total / kGiB, 31.0);
+}
+
+TEST(RunsThatTrained, Llama3405BOn16kH100Fits) {
+  // Dubey et al. 2024: TP 8, PP 16 (7, 14 × 8, 7 layers), DP 128, 8K sequences, 16M tokens.
+  const auto s = scenario("llama3-405b-h100-16k.yaml");
+  EXPECT_EQ(parallelism::pipeline_stage_layers(s.model, s.parallel).front(), 7);
+  const auto mem = stage_memory(s.model, s.chip, s.parallel, s.training);
+  EXPECT_FALSE(does_not_fit(mem).has_value()) << *does_not_fit(mem);
+}
+
+}  // namespace
+}  // namespace podsim::memory

@@ -1,0 +1,149 @@
+// Remat policies on a layer's ops (workload/remat_policy.hpp, layer_ops.hpp) and the tensor
+// inventory (activation_sizes.hpp). Expected sets and sizes derived next to each assertion.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "workload/activation_sizes.hpp"
+#include "workload/layer_ops.hpp"
+
+namespace podsim::workload {
+namespace {
+
+/// A LLaMA-style layer (SwiGLU, no dropout), as MaxText builds it.
+ModelSpec llama() {
+  ModelSpec m;
+  m.name = "llama";
+  m.layers = 2;
+  m.hidden = 4096;
+  m.ffn_hidden = 11008;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.vocab = 32000;
+  m.seq_len = 2048;
+  m.mlp = MlpKind::kSwiglu;
+  m.position = PositionEmbedding::kRotary;
+  m.norm = NormKind::kRmsNorm;
+  m.tied_embeddings = false;
+  return m;
+}
+
+Slicing slicing(int tp, bool flash) {
+  Slicing s;
+  s.micro_batch = 2;
+  s.seq_len = 2048;
+  s.tp = tp;
+  s.sequence_parallel = tp > 1;
+  s.flash_attention = flash;
+  return s;
+}
+
+std::vector<std::string> names(const std::vector<WorkItem>& items) {
+  std::vector<std::string> out;
+  for (const auto& i : items) out.push_back(i.name);
+  return out;
+}
+
+double flops(const std::vector<WorkItem>& items) {
+  double f = 0;
+  for (const auto& i : items) f += i.cost.flops();
+  return f;
+}
+
+TEST(Remat, MegatronLevelsReRunWhatKorthikantiSays) {
+  const ModelSpec m = llama();
+  const Slicing s = slicing(1, false);
+  const LayerWork layer = transformer_layer(m, s);
+  EXPECT_TRUE(recompute_work(m, layer, Recompute::kNone, s).empty());
+  // Selective: the attention core (scores, softmax, values; no dropout here).
+  EXPECT_EQ(names(recompute_work(m, layer, Recompute::kSelective, s)),
+            (std::vector<std::string>{"attention.scores", "attention.softmax", "attention.values"}));
+  // With flash attention its backward recomputes the scores itself: nothing to re-run.
+  const Slicing sf = slicing(1, true);
+  EXPECT_TRUE(recompute_work(m, transformer_layer(m, sf), Recompute::kSelective, sf).empty());
+  // Full (Megatron): the whole forward again.
+  EXPECT_EQ(names(recompute_work(m, layer, Recompute::kFull, s)), names(layer.forward));
+}
+
+TEST(Remat, JaxPoliciesReRunWhatTheyCannotKeep) {
+  const ModelSpec m = llama();
+  const Slicing s = slicing(4, true);
+  const LayerWork layer = transformer_layer(m, s);
+  // nothing_saveable (MaxText `full`): every op but the MLP down projection and the last
+  // residual, whose outputs nothing in the backward reads (JAX dead-code-eliminates them);
+  // the collectives of the re-run matmuls come with them.
+  const auto all = recompute_work(m, layer, Recompute::kNothingSaveable, s);
+  for (const auto& name : names(all)) {
+    EXPECT_EQ(name.find("mlp.down"), std::string::npos) << name;
+    EXPECT_NE(name, "residual2");
+  }
+  EXPECT_NE(std::find(names(all).begin(), names(all).end(), "tp.gather.attention"), names(all).end());
+  double down = 0;
+  for (const auto& i : layer.forward) down += i.name == "mlp.down" ? i.cost.flops() : 0;
+  EXPECT_DOUBLE_EQ(flops(all), flops(layer.forward) - down);
+  // minimal (dots without batch dimensions saved): the norms, the flash attention forward and
+  // the activation function are re-run; no projection is.
+  EXPECT_EQ(names(recompute_work(m, layer, Recompute::kMinimal, s)),
+            (std::vector<std::string>{"norm1", "attention.flash", "residual1", "norm2", "mlp.activation"}));
+  // minimal_flash also keeps the attention output: the flash forward is not re-run.
+  const auto mf = names(recompute_work(m, layer, Recompute::kMinimalFlash, s));
+  EXPECT_EQ(std::find(mf.begin(), mf.end(), "attention.flash"), mf.end());
+  // Offloading Q, K, V re-runs exactly what keeping them would.
+  EXPECT_EQ(names(recompute_work(m, layer, Recompute::kQkvProjOffloaded, s)),
+            names(recompute_work(m, layer, Recompute::kSaveQkvProj, s)));
+}
+
+TEST(Remat, KeptTensorsAreResidualsOnly) {
+  const ModelSpec m = llama();
+  const Slicing s = slicing(4, true);
+  const LayerWork layer = transformer_layer(m, s);
+  // mlpwo feeds only the residual add: no policy keeps it, even one that names it.
+  for (Recompute r : kRematPolicies) {
+    EXPECT_FALSE(contains(apply_remat(m, layer, r, s).kept, Tensor::kMlpWo)) << recompute_name(r);
+  }
+  // out_proj is kept by save_dot_except_mlp: norm2's input is recomputed from it.
+  const auto r = apply_remat(m, layer, Recompute::kSaveDotExceptMlp, s);
+  EXPECT_TRUE(contains(r.kept, Tensor::kOutProj));
+  EXPECT_TRUE(contains(r.kept, Tensor::kQ));
+  // Offloaded Q, K, V are in host memory, not HBM.
+  const auto o = apply_remat(m, layer, Recompute::kQkvProjOffloaded, s);
+  EXPECT_EQ(o.host, bit(Tensor::kQ) | bit(Tensor::kK) | bit(Tensor::kV));
+  EXPECT_EQ(o.kept, bit(Tensor::kInput));
+}
+
+TEST(Tensors, SizesFollowTheSlicing) {
+  // b = 2, s = 2048, h = 4096, tp 4 with sequence parallelism: the layer input is
+  // 2·2048·4096/4 values of 2 bytes = 8 MiB; Q holds 32/4 heads × 128, K 8/4 heads × 128.
+  const ModelSpec m = llama();
+  const Slicing s = slicing(4, true);
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, s, Tensor::kInput), 2.0 * 2048 * 4096 / 4 * 2);
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, s, Tensor::kQ), 2.0 * 2048 * 8 * 128 * 2);
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, s, Tensor::kK), 2.0 * 2048 * 2 * 128 * 2);
+  // SwiGLU's up projection writes two ffn/tp tensors; no dropout, no masks; flash: no scores.
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, s, Tensor::kMlpWi), 2 * 2.0 * 2048 * 2752 * 2);
+  EXPECT_EQ(tensor_bytes(m, s, Tensor::kAttnMask), 0);
+  EXPECT_EQ(tensor_bytes(m, s, Tensor::kScores), 0);
+  // fp8 GEMM inputs are saved in one byte (Transformer Engine).
+  Slicing fp8 = s;
+  fp8.linear_input_bytes = 1;
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, fp8, Tensor::kNorm1Out), tensor_bytes(m, s, Tensor::kNorm1Out) / 2);
+  EXPECT_DOUBLE_EQ(tensor_bytes(m, fp8, Tensor::kQ), tensor_bytes(m, s, Tensor::kQ));
+}
+
+TEST(Precision, Fp8AddsTransformerEnginesCastsAroundEveryLinearGemm) {
+  const ModelSpec m = llama();
+  Slicing s = slicing(1, true);
+  const auto bf16 = transformer_layer(m, s);
+  s.linear_input_bytes = 1;
+  const auto fp8 = transformer_layer(m, s);
+  // 4 linear GEMMs forward (qkv, out, up, down), 4 dgrad/wgrad pairs backward: one cast each.
+  EXPECT_EQ(fp8.forward.size(), bf16.forward.size() + 4);
+  EXPECT_EQ(fp8.backward.size(), bf16.backward.size() + 4);
+  int linear = 0;
+  for (const auto& i : fp8.forward) linear += i.math == MathClass::kLinear;
+  EXPECT_EQ(linear, 4);
+}
+
+}  // namespace
+}  // namespace podsim::workload
