@@ -41,6 +41,8 @@ class NcclEmitter {
   TransferIndex send(VertexId src, VertexId dst, double payload, std::vector<TransferIndex> deps, double rate_Bps,
                      SimTime step_latency_ps);
 
+  Schedule& schedule() { return schedule_; }
+
   /// Every chip's last send and last receive, for the phase that follows.
   void finish(Frontier& end) const;
 

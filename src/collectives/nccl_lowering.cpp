@@ -19,6 +19,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "collectives/nccl_emitter.hpp"
 #include "util/error.hpp"
@@ -102,6 +103,8 @@ struct Context {
   Proto proto;
   double bytes;
   std::vector<std::vector<ChipId>> nodes;
+  /// The schedule holds this collective alone: it may stand for a larger periodic one.
+  bool alone = false;
   int local() const { return static_cast<int>(nodes.front().size()); }
   /// NCCL's per-rank payload rate for `a` (GB/s before the bus-to-algorithm ratio).
   double bus_Bps(Algo a) const {
@@ -109,6 +112,57 @@ struct Context {
     return model.entries[static_cast<std::size_t>(oi)][static_cast<std::size_t>(a)][static_cast<std::size_t>(proto)].bus_GBps * 1e9;
   }
 };
+
+/// The links of the route from `src` to `dst`.
+std::vector<topology::LinkId> route_of(const topology::Topology& topo, VertexId src, VertexId dst) {
+  std::vector<topology::LinkId> links;
+  for (VertexId at = src; at != dst; at = topo.link(links.back()).dst) links.push_back(topo.next_link(at, dst));
+  return links;
+}
+
+/// A ring over an even number of identical nodes repeats every two nodes (the channel
+/// orders alternate direction per node). When nothing couples the repeats (no link carries
+/// hops of two of them, every hop's route matches its first-pair counterpart link by link
+/// in bandwidth and latency) every pair of nodes runs exactly as the first pair does with
+/// its ring closed on itself (same steps, same chunk, the same dependencies shifted):
+/// only that pair is simulated, and its links' loads are mapped onto every pair's links.
+/// Returns those link images, or nothing when the ring is not periodic that way.
+std::optional<std::vector<Schedule::LinkImage>> ring_images(const topology::Topology& topo,
+                                                           const std::vector<std::vector<VertexId>>& orders,
+                                                           std::size_t period) {
+  std::map<std::pair<topology::LinkId, std::size_t>, topology::LinkId> image;  // (link, repeat) -> link
+  std::map<topology::LinkId, std::pair<topology::LinkId, std::size_t>> preimage;
+  for (const auto& order : orders) {
+    const std::size_t n = order.size();
+    for (std::size_t p = 0; p < n; ++p) {
+      const std::size_t q = p % period;
+      const VertexId src = order[p];
+      const VertexId dst = order[(p + 1) % n];
+      const VertexId rsrc = order[q];
+      const VertexId rdst = order[(q + 1) % period];
+      if ((topo.node_switch(src) == topo.node_switch(dst)) != (topo.node_switch(rsrc) == topo.node_switch(rdst))) {
+        return std::nullopt;
+      }
+      const auto full = route_of(topo, src, dst);
+      const auto reduced = route_of(topo, rsrc, rdst);
+      if (full.size() != reduced.size()) return std::nullopt;
+      for (std::size_t j = 0; j < full.size(); ++j) {
+        const auto& a = topo.link(full[j]);
+        const auto& b = topo.link(reduced[j]);
+        if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_ps != b.latency_ps) return std::nullopt;
+        const std::pair<topology::LinkId, std::size_t> key{reduced[j], p / period};
+        const auto [it, added] = image.emplace(key, full[j]);
+        if (!added && it->second != full[j]) return std::nullopt;
+        const auto [back, fresh] = preimage.emplace(full[j], key);
+        if (!fresh && back->second != key) return std::nullopt;  // two repeats share a link
+      }
+    }
+  }
+  std::vector<Schedule::LinkImage> out;
+  out.reserve(image.size());
+  for (const auto& [key, to] : image) out.emplace_back(key.first, to);
+  return out;
+}
 
 void lower_ring(Context& c) {
   const int n_nodes = static_cast<int>(c.nodes.size());
@@ -128,23 +182,34 @@ void lower_ring(Context& c) {
   const auto n = orders.front().size();
   const int steps = c.op == Op::kAllReduce ? 2 * static_cast<int>(n - 1) : static_cast<int>(n - 1);
   const double chunk = c.bytes / channels / static_cast<double>(n);
+  // O(g·n) transfers instead of O(n²) where the ring repeats every two nodes (ring_images).
+  const auto period = static_cast<std::size_t>(2 * g);
+  bool uniform = true;
+  for (const auto& node : c.nodes) uniform = uniform && static_cast<int>(node.size()) == g;
+  if (c.alone && uniform && n_nodes >= 4 && n_nodes % 2 == 0) {
+    if (auto images = ring_images(c.topo, orders, period)) {
+      for (auto& order : orders) order.resize(period);
+      c.em.schedule().set_link_images(std::move(*images));
+    }
+  }
+  const std::size_t ring = orders.front().size();
   // NCCL's per-rank rate caps each link's FIFO of this rank's sends, whatever channel.
   const double rate = c.bus_Bps(Algo::kRing);
   double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
   if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
   const SimTime intra_ps = us(intra);
   const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kRing, c.proto, true));
-  std::vector<std::vector<TransferIndex>> sent(static_cast<std::size_t>(channels), std::vector<TransferIndex>(n));
+  std::vector<std::vector<TransferIndex>> sent(static_cast<std::size_t>(channels), std::vector<TransferIndex>(ring));
   for (int s = 0; s < steps; ++s) {
     for (int k = 0; k < channels; ++k) {
       const auto& order = orders[static_cast<std::size_t>(k)];
       auto& mine = sent[static_cast<std::size_t>(k)];
-      std::vector<TransferIndex> now(n);
-      for (std::size_t i = 0; i < n; ++i) {
+      std::vector<TransferIndex> now(ring);
+      for (std::size_t i = 0; i < ring; ++i) {
         const VertexId src = order[i];
-        const VertexId dst = order[(i + 1) % n];
+        const VertexId dst = order[(i + 1) % ring];
         std::vector<TransferIndex> deps;
-        if (s > 0) deps = {mine[i], mine[(i + n - 1) % n]};  // own last send, what it received
+        if (s > 0) deps = {mine[i], mine[(i + ring - 1) % ring]};  // own last send, what it received
         const bool same_node = c.topo.node_switch(src) == c.topo.node_switch(dst);
         now[i] = c.em.send(src, dst, chunk, std::move(deps), rate, same_node ? intra_ps : inter_ps);
       }
@@ -477,7 +542,8 @@ void lower_nccl(const topology::Topology& topo, const CollectiveSpec& spec, cons
                              us(algo == Algo::kNvls || algo == Algo::kNvlsTree ? nccl::hop_latency_us(algo, proto, false)
                                                                                : nccl::base_latency_us(algo, proto));
     NcclEmitter em(topo, schedule, start, wire_factor(proto), start_ps);
-    Context c{topo, em, model, spec.op, proto, static_cast<double>(spec.bytes), by_node(topo, group)};
+    Context c{topo, em, model, spec.op, proto, static_cast<double>(spec.bytes), by_node(topo, group),
+              groups.size() == 1 && schedule.size() == 0};
     if (spec.op == Op::kBroadcast) {
       lower_broadcast(c);
     } else if (algo == Algo::kRing) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "topology/topology.hpp"
@@ -42,6 +43,14 @@ class Schedule {
     return {dep_items_.data() + dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]};
   }
 
+  /// A schedule that stands for a larger, periodic one (lower_ring on many identical
+  /// nodes): the links its transfers use carry, in the larger one, their load to every
+  /// link paired with them here. A run's link usage is reported through this map (each
+  /// source link's load moves to its images); empty: as simulated.
+  using LinkImage = std::pair<topology::LinkId, topology::LinkId>;
+  void set_link_images(std::vector<LinkImage> images) { link_images_ = std::move(images); }
+  std::span<const LinkImage> link_images() const { return link_images_; }
+
  private:
   struct Delays {
     SimTime start_ps = 0;
@@ -52,6 +61,7 @@ class Schedule {
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TransferIndex> dep_items_;
   std::uint32_t current_collective_ = 0;
+  std::vector<LinkImage> link_images_;
 };
 
 /// Per vertex (chips first): the transfers that must have arrived before it may start its

@@ -106,7 +106,19 @@ ScheduleResult run_schedule(const topology::Topology& topo, const network::Netwo
   runner.attach(*net);
   runner.start(sim);
   sim.run();
-  return ScheduleResult{runner.finish_ps(), net->link_usage(), sim.events_processed()};
+  ScheduleResult result{runner.finish_ps(), net->link_usage(), sim.events_processed()};
+  if (!schedule.link_images().empty()) {
+    // The periodic schedule's loads, moved to every link of the schedule it stands for.
+    // Linear in the loads, so a partitioned run's processes may each map their share.
+    std::vector<network::LinkUsage> mapped = result.links;
+    for (const auto& [from, to] : schedule.link_images()) mapped[from] = network::LinkUsage{};
+    for (const auto& [from, to] : schedule.link_images()) {
+      mapped[to].bytes += result.links[from].bytes;
+      mapped[to].busy_ps += result.links[from].busy_ps;
+    }
+    result.links = std::move(mapped);
+  }
+  return result;
 }
 
 }  // namespace podsim::collectives
