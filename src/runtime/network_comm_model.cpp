@@ -168,15 +168,21 @@ bool same_shape(const std::vector<collectives::Group>& groups) {
 
 }  // namespace
 
-collectives::ScheduleResult NetworkCommModel::mapped_loads(const collectives::Schedule& first,
-                                                           const std::vector<collectives::Group>& groups) const {
+std::optional<collectives::ScheduleResult> NetworkCommModel::mapped_loads(
+    const collectives::Schedule& first, const std::vector<collectives::Group>& groups) const {
   // The first group's traffic between member positions, replayed on every group's chips.
+  // Not when a transfer starts or ends off the group's chips (at an NVLS or SHARP switch),
+  // or the schedule stands for a larger one (link images): those have no positions.
+  if (!first.link_images().empty()) return std::nullopt;
   std::unordered_map<topology::ChipId, std::uint32_t> position;
   for (std::uint32_t i = 0; i < groups.front().chips.size(); ++i) position.emplace(groups.front().chips[i], i);
   std::unordered_map<std::uint64_t, std::uint64_t> bytes_of;
   for (collectives::TransferIndex i = 0; i < first.size(); ++i) {
     const collectives::PlannedTransfer& t = first.transfer(i);
-    bytes_of[(std::uint64_t{position.at(t.src)} << 32) | position.at(t.dst)] += t.bytes;
+    const auto src = position.find(t.src);
+    const auto dst = position.find(t.dst);
+    if (src == position.end() || dst == position.end()) return std::nullopt;
+    bytes_of[(std::uint64_t{src->second} << 32) | dst->second] += t.bytes;
   }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(bytes_of.begin(), bytes_of.end());
   std::sort(pairs.begin(), pairs.end());
@@ -210,7 +216,9 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
   if (groups.size() == 1) return profile_of(own, own_time, busiest(own));
   // Every group's load along its routes, summed without simulating.
-  if (same_shape(groups)) return profile_of(mapped_loads(one, groups), own_time, busiest(own));
+  if (same_shape(groups)) {
+    if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, busiest(own));
+  }
   collectives::Schedule all;
   lower(all, groups);
   return profile_of(route_loads(all), own_time, busiest(own));

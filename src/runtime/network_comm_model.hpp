@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -88,7 +89,7 @@ class NetworkCommModel final : public CommModel {
   Result measure(const std::vector<collectives::Group>& groups, Lower&& lower);
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
-  collectives::ScheduleResult mapped_loads(const collectives::Schedule& first,
+  std::optional<collectives::ScheduleResult> mapped_loads(const collectives::Schedule& first,
                                            const std::vector<collectives::Group>& groups) const;
   Result profile_of(const collectives::ScheduleResult& all, SimTime own_time, SimTime own_bandwidth) const;
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
