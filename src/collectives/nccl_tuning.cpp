@@ -14,7 +14,8 @@ using topology::GpuArch;
 
 constexpr int kTree = 0, kRing = 1, kCollNetDirect = 2, kCollNetChain = 3, kNvls = 4, kNvlsTree = 5;
 constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
-constexpr int kNvlink = 0, kPci = 1, kNet = 2;
+// hwLat rows: NVLink (0), PCI (1, unused: GPUs here talk over NVLink or the network), network (2).
+constexpr int kNvlink = 0, kNet = 2;
 
 // tuning.cc: "Latencies in us, Bandwidths in GB/s".
 // baseLat[algorithm][protocol]: Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree.
