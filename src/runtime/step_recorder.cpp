@@ -39,6 +39,42 @@ TimeCategory category_of(const parallelism::Task& t) {
   }
 }
 
+std::string_view operation_of(const parallelism::Task& t) {
+  switch (t.kind) {
+    case TaskKind::kCompute:
+      switch (t.category) {
+        case parallelism::ComputeCategory::kBackward:
+          return "backward";
+        case parallelism::ComputeCategory::kRecompute:
+          return "recompute";
+        case parallelism::ComputeCategory::kOptimizer:
+          return "optimizer";
+        default:
+          return "forward";
+      }
+    case TaskKind::kInput:
+      return "host input";
+    case TaskKind::kSend:
+      return "send";
+    case TaskKind::kRecv:
+      return "receive";
+    case TaskKind::kWait:
+      return "wait";
+    case TaskKind::kCollective:
+      switch (t.op) {
+        case parallelism::CommOp::kAllGather:
+          return "all-gather";
+        case parallelism::CommOp::kReduceScatter:
+          return "reduce-scatter";
+        case parallelism::CommOp::kSendRecv:
+          return "send-recv";
+        default:
+          return "all-reduce";
+      }
+  }
+  return "task";
+}
+
 }  // namespace
 
 StepRecorder::StepRecorder(const parallelism::StepPlan& plan, bool timeline) : plan_(plan), timeline_(timeline) {
@@ -84,7 +120,7 @@ std::vector<PathSegment> StepRecorder::critical_path() const {
     const TaskRecord& r = tasks_[stage][task];
     if (r.start < 0 || r.finish < r.start) throw SimulationError("critical path: a task on it never ran");
     const parallelism::Task& t = plan_.stages[stage].tasks[task];
-    if (r.finish > r.start) path.push_back(PathSegment{stage, task, category_of(t), r.start, r.finish});
+    if (r.finish > r.start) path.push_back(PathSegment{stage, task, category_of(t), operation_of(t), r.start, r.finish});
     switch (r.cause.kind) {
       case Cause::Kind::kNone:
         task = kNoTask;
@@ -97,7 +133,7 @@ std::vector<PathSegment> StepRecorder::critical_path() const {
         // The host made the chip wait from when everything else was ready; before that the
         // chip's own previous task (on its stream) or its dependencies bound it.
         if (r.start > r.cause.other_ps) {
-          path.push_back(PathSegment{stage, kNoTask, TimeCategory::kInputStall, r.cause.other_ps, r.start});
+          path.push_back(PathSegment{stage, kNoTask, TimeCategory::kInputStall, "host input", r.cause.other_ps, r.start});
         }
         task = r.cause.task;  // the constraint that ended at other_ps (kNoTask: time 0)
         break;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "parallelism/step_program.hpp"
@@ -46,6 +47,7 @@ struct PathSegment {
   std::uint32_t stage = 0;
   std::uint32_t task = kNoTask;  ///< kNoTask: waiting for the host
   TimeCategory category = TimeCategory::kIdle;  ///< compute.*, comm.<axis> (its whole time), input_stall
+  std::string_view operation;                   ///< "forward", "all-reduce", "send", "host input", …
   SimTime start_ps = 0;
   SimTime end_ps = 0;
 };
