@@ -209,6 +209,27 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     links.reals("utilization").push_back(r.step_s > 0 ? to_seconds(load.busy_ps) / r.step_s : 0.0);
   }
   tables.push_back(std::move(links));
+
+  Table path;
+  path.name = "critical_path";
+  path.description = "the chain of tasks (and host waits) that sets the step, in time order: each starts when the "
+                     "one before it ends, from 0 to step_time_s; shortening one by x shortens the step by at most x "
+                     "(docs/runtime.md)";
+  path.add_int("stage", "1");
+  path.add_text("category");
+  path.add_text("operation");
+  path.add_real("start_s", "s");
+  path.add_real("end_s", "s");
+  path.add_real("duration_s", "s");
+  for (const auto& seg : r.execution.critical_path) {
+    path.ints("stage").push_back(r.execution.stages[seg.stage].stage);
+    path.texts("category").push_back(std::string(runtime::category_name(seg.category)));
+    path.texts("operation").push_back(std::string(seg.operation));
+    path.reals("start_s").push_back(to_seconds(seg.start_ps));
+    path.reals("end_s").push_back(to_seconds(seg.end_ps));
+    path.reals("duration_s").push_back(to_seconds(seg.end_ps - seg.start_ps));
+  }
+  tables.push_back(std::move(path));
   return tables;
 }
 

@@ -7,6 +7,7 @@
 #include "hardware/dtype.hpp"
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
+#include "runtime/critical_path.hpp"
 #include "util/units.hpp"
 
 namespace podsim::output {
@@ -92,6 +93,19 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
     out << "  bubble across the " << r.execution.stages.size() << " stages: " << format_fixed(to_seconds(lo), 3) << " – "
         << format_fixed(to_seconds(hi), 3) << " s\n";
   }
+  const auto contributors = runtime::path_contributors(r.execution.critical_path);
+  if (!contributors.empty()) {
+    out << "\nwhat limits the step (its critical path; shortening one by x shortens the step by at most x):\n";
+    TextTable cp({"on the critical path", "s", "%"});
+    cp.set_align(0, Align::kLeft);
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, contributors.size()); ++i) {
+      const auto& c = contributors[i];
+      const double sec = to_seconds(c.ps);
+      cp.add_row({runtime::contributor_label(c), format_fixed(sec, 3),
+                  format_fixed(r.step_s > 0 ? 100 * sec / r.step_s : 0, 1)});
+    }
+    out << cp.render();
+  }
   out << "\nmemory per chip (stage " << mem_stage << "): weights " << gib(mem.weights) << " · gradients "
       << gib(mem.gradients) << " · optimizer " << gib(mem.optimizer) << " · activations " << gib(mem.activations)
       << " · temporary " << gib(mem.temporary) << " = " << gib(mem.total) << " of " << gib(mem.capacity) << " GiB\n";
@@ -133,6 +147,16 @@ std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, 
     j.member(runtime::category_name(static_cast<TimeCategory>(c)), to_seconds(st.time_ps[c]));
   }
   j.end_object();
+  j.key("critical_path");
+  j.begin_array();
+  for (const auto& c : runtime::path_contributors(r.execution.critical_path)) {
+    j.begin_object();
+    j.member("category", runtime::category_name(c.category));
+    j.member("operation", c.operation);
+    j.member("seconds", to_seconds(c.ps));
+    j.end_object();
+  }
+  j.end_array();
   j.end_object();
   return j.str();
 }

@@ -49,8 +49,13 @@ TimeCategory comm_category(CommAxis axis) {
 
 class Executor final : public core::EventHandler {
  public:
-  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input)
-      : plan_(plan), comm_(comm), input_(input), stages_(plan.stages.size()), sharing_(comm.resources()) {
+  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, bool timeline)
+      : plan_(plan),
+        comm_(comm),
+        input_(input),
+        stages_(plan.stages.size()),
+        sharing_(comm.resources()),
+        recorder_(plan, timeline) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -59,6 +64,7 @@ class Executor final : public core::EventHandler {
         st.streams[static_cast<std::size_t>(program.tasks[i].stream)].tasks.push_back(i);
       }
       st.result.stage = program.stage;
+      st.index = s;
       st.result.multiplicity = plan.replicas_per_stage;
     }
   }
@@ -82,11 +88,12 @@ class Executor final : public core::EventHandler {
     const bool pipelined = stages_.size() > 1;
     for (State& st : stages_) {
       // Waiting for the slowest stage: the pipeline's drain (or nothing, without one).
-      st.result.time_ps[static_cast<std::size_t>(pipelined ? TimeCategory::kBubble : TimeCategory::kIdle)] +=
-          out.step_ps - st.compute_free_since;
+      add(st, pipelined ? TimeCategory::kBubble : TimeCategory::kIdle, st.compute_free_since, out.step_ps);
       out.stages.push_back(st.result);
     }
     out.events = sim.events_processed();
+    out.critical_path = recorder_.critical_path();
+    out.timeline = recorder_.take_timeline();
     return out;
   }
 
@@ -99,7 +106,8 @@ class Executor final : public core::EventHandler {
       finish(s, index, sim.now());
       st.streams[static_cast<std::size_t>(t.stream)].busy = false;
     } else if (e.kind == kMessage) {
-      st.messages[static_cast<std::uint32_t>(e.a)] = Arrival{sim.now(), static_cast<SimTime>(e.b)};
+      st.messages[static_cast<std::uint32_t>(e.a & 0xFFFF'FFFFu)] =
+          Arrival{sim.now(), static_cast<SimTime>(e.b), static_cast<std::uint32_t>(e.a >> 32)};
     } else if (e.kind == kBandwidthDone) {
       Flight& f = flights_[e.a];
       if (f.version != e.b) return;  // rescheduled since: a later event stands for it
@@ -124,7 +132,8 @@ class Executor final : public core::EventHandler {
   };
   struct Arrival {
     SimTime at = 0;
-    SimTime issued = 0;  // when the sender had the data ready
+    SimTime issued = 0;       // when the sender had the data ready
+    std::uint32_t sender = 0;  // the send task, in the stage the message came from
   };
   static constexpr network::LinkSharing::ActivityId kNoActivity = 0xFFFF'FFFFu;
 
@@ -149,6 +158,7 @@ class Executor final : public core::EventHandler {
     SimTime compute_free_since = 0;
     SimTime last_finish = 0;
     SimTime wake_at = kNotDone;
+    std::size_t index = 0;                          // position in stages_
     std::array<int, kCommAxes> in_flight{};         // communications per axis now running
     std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
     StageResult result;
@@ -157,6 +167,7 @@ class Executor final : public core::EventHandler {
   void finish(std::size_t s, std::uint32_t index, SimTime now) {
     State& st = stages_[s];
     st.finish[index] = now;
+    recorder_.finished(s, index, now);
     st.last_finish = std::max(st.last_finish, now);
     const Task& t = plan_.stages[s].tasks[index];
     StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
@@ -164,8 +175,11 @@ class Executor final : public core::EventHandler {
     if (t.stream == Stream::kCompute) st.compute_free_since = now;
   }
 
-  void add(State& st, TimeCategory c, SimTime from, SimTime to) {
-    if (to > from) st.result.time_ps[static_cast<std::size_t>(c)] += to - from;
+  /// The compute stream of `st` spent [from, to) in `c` (on task `task`, or waiting).
+  void add(State& st, TimeCategory c, SimTime from, SimTime to, std::uint32_t task = kNoTask) {
+    if (to <= from) return;
+    st.result.time_ps[static_cast<std::size_t>(c)] += to - from;
+    recorder_.compute_stream(st.index, c, task, from, to);
   }
 
   /// Classifies the compute stream's wait before `t` starts at `now`.
@@ -221,11 +235,26 @@ class Executor final : public core::EventHandler {
     const SimTime now = sim.now();
     const auto self = static_cast<core::EntityId>(s);
     const bool on_compute = t.stream == Stream::kCompute;
+    // What it waited for last: its stream's previous task, or a dependency (time 0: nothing).
+    Cause cause;
+    SimTime bound = 0;
+    auto consider = [&](std::uint32_t other) {
+      if (st.finish[other] > bound || (cause.kind == Cause::Kind::kNone && st.finish[other] == bound && bound > 0)) {
+        bound = st.finish[other];
+        cause = Cause{Cause::Kind::kTask, static_cast<std::uint32_t>(s), other, 0};
+      }
+    };
+    if (stream.next > 0) consider(stream.tasks[stream.next - 1]);
+    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) consider(program.deps[k]);
 
     switch (t.kind) {
       case TaskKind::kRecv: {
         const auto it = st.messages.find(t.message);
         if (it == st.messages.end()) return false;
+        if (it->second.at >= bound) {
+          cause = Cause{Cause::Kind::kTask, static_cast<std::uint32_t>(t.peer), it->second.sender, 0};
+        }
+        recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, it->second.issued);
         st.messages.erase(it);
         finish(s, index, now);
@@ -240,28 +269,37 @@ class Executor final : public core::EventHandler {
           }
           return false;
         }
+        if (ready > bound) {
+          cause = Cause{Cause::Kind::kInput, static_cast<std::uint32_t>(s),
+                        cause.kind == Cause::Kind::kNone ? kNoTask : cause.task, bound};
+        }
+        recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, 0);
         input_.consumed(static_cast<int>(t.message), now);
         finish(s, index, now);
         return true;
       }
       case TaskKind::kWait:
+        recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, 0);
         finish(s, index, now);
         return true;
       case TaskKind::kCompute:
+        recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
-        add(st, compute_category(t.category), now, now + t.duration_ps);
+        add(st, compute_category(t.category), now, now + t.duration_ps, index);
         st.result.flops += t.flops;
         st.result.padded_flops += t.padded_flops;
         stream.busy = true;
         sim.schedule(now + t.duration_ps, self, self, kTaskDone, index);
         return true;
       case TaskKind::kCollective:
+        recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
         launch(sim, s, index, comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer));
         return true;
       case TaskKind::kSend:
+        recorder_.started(s, index, now, cause);
         launch(sim, s, index, comm_.send(program.stage, t.peer, t.bytes));
         return true;
     }
@@ -340,11 +378,15 @@ class Executor final : public core::EventHandler {
     const SimTime now = sim.now();
     const auto axis = static_cast<std::size_t>(t.axis);
     if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
-    if (t.stream == Stream::kCompute) add(st, comm_category(t.axis), f.start, now);
+    if (t.stream == Stream::kCompute) {
+      add(st, comm_category(t.axis), f.start, now, f.task);
+    } else {
+      recorder_.side_stream(f.stage, t.stream, comm_category(t.axis), f.task, f.start, now);
+    }
     if (t.kind == TaskKind::kSend) {
       const auto self = static_cast<core::EntityId>(f.stage);
-      sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage, t.message,
-                   static_cast<std::uint64_t>(latest_dep(st, program, t)));
+      sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage,
+                   (std::uint64_t{f.task} << 32) | t.message, static_cast<std::uint64_t>(latest_dep(st, program, t)));
     }
     finish(f.stage, f.task, now);
     st.streams[static_cast<std::size_t>(t.stream)].busy = false;
@@ -363,6 +405,7 @@ class Executor final : public core::EventHandler {
   InputPipeline& input_;
   std::vector<State> stages_;
   network::LinkSharing sharing_;
+  StepRecorder recorder_;
   std::vector<Flight> flights_;
   std::vector<std::uint32_t> free_flights_;
   std::vector<std::uint32_t> activity_flight_;  // solver activity → flight
@@ -371,14 +414,14 @@ class Executor final : public core::EventHandler {
 
 }  // namespace
 
-ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input) {
-  return Executor(plan, comm, input).run();
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, bool timeline) {
+  return Executor(plan, comm, input, timeline).run();
 }
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch) {
   InputPipeline pipeline(input, micro_batch);
-  return execute_step(plan, comm, pipeline);
+  return execute_step(plan, comm, pipeline, false);
 }
 
 }  // namespace podsim::runtime

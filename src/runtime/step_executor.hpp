@@ -7,6 +7,7 @@
 #include "parallelism/step_program.hpp"
 #include "runtime/comm_model.hpp"
 #include "runtime/input_pipeline.hpp"
+#include "runtime/step_recorder.hpp"
 #include "runtime/time_category.hpp"
 
 namespace podsim::runtime {
@@ -31,6 +32,8 @@ struct ExecutionResult {
   SimTime step_ps = 0;
   std::vector<StageResult> stages;
   std::uint64_t events = 0;
+  std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
+  std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
 };
 
 /// Runs every stage's program on the event engine. Streams of a stage run side by side,
@@ -46,7 +49,8 @@ struct ExecutionResult {
 /// same time, of any axis, stream or stage, shares the link classes it loads (CommProfile,
 /// network::LinkSharing), so a link is never busier than 100 % and communication "hidden"
 /// under compute still slows whatever else crosses its links.
-ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input);
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
+                             bool timeline = false);
 /// The same with a fresh host pipeline (its buffer full at the start).
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch);

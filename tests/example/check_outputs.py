@@ -328,8 +328,10 @@ MEMORY_COLUMNS = (
     + [("fits", "int", "1")])
 LINK_COLUMNS = [("link", "int", "1"), ("src", "int", "1"), ("dst", "int", "1"), ("axis", "text", ""),
                 ("tier", "text", ""), ("bytes", "real", "B"), ("busy_s", "real", "s"), ("utilization", "real", "1")]
+PATH_COLUMNS = [("stage", "int", "1"), ("category", "text", ""), ("operation", "text", ""), ("start_s", "real", "s"),
+                ("end_s", "real", "s"), ("duration_s", "real", "s")]
 STEP_TABLES = {"summary": SUMMARY_COLUMNS, "breakdown": BREAKDOWN_COLUMNS, "memory": MEMORY_COLUMNS,
-               "links": LINK_COLUMNS}
+               "links": LINK_COLUMNS, "critical_path": PATH_COLUMNS}
 TIERS = {"ici", "node-switch", "scale-out", "dcn"}
 REL = 1e-9  # sums of per-category seconds, each rounded from integer picoseconds
 
@@ -364,7 +366,7 @@ def check_table(f, name, columns, c):
 
 
 def read_step_file(path, c):
-    """The root attributes and the four tables of a `podsim run` file: (attrs dict, {table: rows})."""
+    """The root attributes and the five tables of a `podsim run` file: (attrs dict, {table: rows})."""
     import h5py
     import numpy as np
 
@@ -425,6 +427,15 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
     gb, mb, seq = int(s["global_batch"]), int(s["micro_batch"]), int(s["seq_len"])
     c.check(int(s["microbatches"]) * dp * mb == gb,
             f"microbatches {int(s['microbatches'])} x dp {dp} x micro_batch {mb} != global_batch {gb}")
+    path = tables.get("critical_path")
+    if path is not None and c.check(len(path) > 0, "/critical_path is empty"):
+        # Pieces follow each other from 0 to the step's end (docs/output-schema.md).
+        c.check(float(path[0]["start_s"]) == 0, f"/critical_path starts at {float(path[0]['start_s'])} s, not 0")
+        c.close(float(path[-1]["end_s"]), step, "/critical_path ends at step_time_s")
+        for a, b in zip(path[:-1], path[1:]):
+            if not c.check(float(b["start_s"]) == float(a["end_s"]), "/critical_path has a gap or an overlap"):
+                break
+        c.close(sum(float(r["duration_s"]) for r in path), step, "/critical_path durations sum to step_time_s")
     if step > 0:
         c.close(float(s["tokens_per_s"]), gb * seq / step, "tokens_per_s = global_batch x seq_len / step_time_s")
         c.close(float(s["samples_per_s"]), gb / step, "samples_per_s = global_batch / step_time_s")
@@ -499,13 +510,17 @@ def check_step_json(text, c):
     if not c.check(isinstance(doc, dict), "--json did not print an object"):
         return None
     keys = ("scenario", "model", "chips", "dp", "tp", "pp", "step_time_s", "tokens_per_s", "samples_per_s", "mfu",
-            "hfu", "fits_in_memory", "memory_per_chip_bytes", "busiest_link_utilization", "breakdown_s")
+            "hfu", "fits_in_memory", "memory_per_chip_bytes", "busiest_link_utilization", "breakdown_s", "critical_path")
     missing = [k for k in keys if k not in doc]
     if not c.check(not missing, f"--json lacks {missing}"):
         return None
     c.check(sorted(doc["breakdown_s"]) == sorted(CATEGORY_NAMES), f"breakdown_s keys {sorted(doc['breakdown_s'])}")
     c.close(sum(doc["breakdown_s"].values()), doc["step_time_s"], "--json breakdown_s sums to step_time_s", rel=REL)
     c.check(0 < doc["mfu"] <= doc["hfu"] < 1, f"--json: expected 0 < mfu <= hfu < 1, got {doc['mfu']}, {doc['hfu']}")
+    path = doc["critical_path"]
+    if c.check(isinstance(path, list) and path, "--json critical_path is not a non-empty list"):
+        c.close(sum(p["seconds"] for p in path), doc["step_time_s"], "--json critical_path sums to step_time_s", rel=REL)
+        c.check(all(a["seconds"] >= b["seconds"] for a, b in zip(path, path[1:])), "--json critical_path not largest first")
     return doc
 
 

@@ -9,6 +9,7 @@
 #include "collectives/schedule_runner.hpp"
 #include "config/scenario_config.hpp"
 #include "parallelism/program_builder.hpp"
+#include "runtime/critical_path.hpp"
 #include "runtime/network_comm_model.hpp"
 #include "runtime/step_executor.hpp"
 #include "runtime/step_simulation.hpp"
@@ -145,6 +146,41 @@ TEST(SteadyStateInput, AHostSlowerThanTheChipsSetsTheStep) {
   // Just slower than the chips: 8 / 4.8 = 1.667 s.
   const auto edge = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=4.8"}));
   EXPECT_NEAR(edge.step_s, 8 / 4.8, 1e-9);
+}
+
+TEST(CriticalPath, TilesTheStepOnEveryExampleAndNetwork) {
+  // The path walks back from the task that ends the step along what each task waited for
+  // last: its pieces must follow each other without gap or overlap from 0 to the step's end,
+  // so its length is the step time (issue 9: "the critical path's length equals the step").
+  for (const char* name : {"gpt3-175b-tpu-v4-1024.yaml", "zero3-llama3-8b-tpu-v5p.yaml", "dp-tp-llama2-13b-tpu-v5e.yaml",
+                           "dp-gpt-1.7b-a100.yaml", "multislice-llama2-7b-tpu-v5e.yaml"}) {
+    for (const char* network : {"analytical", "contention"}) {
+      for (const char* input : {"0", "0.5"}) {
+        const auto r = runtime::simulate_step(
+            example(name, {std::string("network.model=") + network, std::string("training.input.samples_per_s=") + input}));
+        const auto& path = r.execution.critical_path;
+        ASSERT_FALSE(path.empty()) << name;
+        EXPECT_EQ(path.front().start_ps, 0) << name << " " << network << " " << input;
+        EXPECT_EQ(path.back().end_ps, r.execution.step_ps) << name << " " << network << " " << input;
+        for (std::size_t i = 1; i < path.size(); ++i) {
+          ASSERT_EQ(path[i].start_ps, path[i - 1].end_ps)
+              << name << " " << network << " input " << input << ": gap before piece " << i << " ("
+              << runtime::category_name(path[i].category) << " " << path[i].operation << ")";
+        }
+        SimTime sum = 0;
+        for (const auto& c : runtime::path_contributors(path)) sum += c.ps;
+        EXPECT_EQ(sum, r.execution.step_ps) << name;
+      }
+    }
+  }
+}
+
+TEST(CriticalPath, AHostThatSetsTheStepIsItsTopContributor) {
+  // 16 s of host time per step against 1.65 s of chip time: the path is mostly the host.
+  const auto r = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.input.samples_per_s=0.5"}));
+  const auto top = runtime::path_contributors(r.execution.critical_path).front();
+  EXPECT_EQ(top.category, runtime::TimeCategory::kInputStall);
+  EXPECT_GT(to_seconds(top.ps), 14.0);
 }
 
 }  // namespace

@@ -1,0 +1,84 @@
+#pragma once
+
+// What the executor saw, kept for the people reading a step: its timeline (every interval of
+// every stream of every stage's representative chip) and its critical path.
+//
+// The critical path is read off causes. A task starts the moment its last constraint is met
+// — the previous task of its stream, a dependency, a pipeline message from another stage, or
+// the host's microbatch — and the executor records which constraint that was. Walking back
+// from the task that ends the step along those causes visits tasks whose intervals tile
+// [0, step] exactly (a wait on the host adds the host's part), so the path's length is the
+// step time. Shortening anything on it by x shortens the step by at most x; shortening what
+// is off it, by nothing until another path becomes the longest.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parallelism/step_program.hpp"
+#include "runtime/time_category.hpp"
+#include "util/sim_time.hpp"
+
+namespace podsim::runtime {
+
+/// Why a task started when it did.
+struct Cause {
+  enum class Kind : std::uint8_t { kNone, kTask, kInput };
+  Kind kind = Kind::kNone;
+  std::uint32_t stage = 0;  ///< kTask: the stage of the task it waited for (another one for a message)
+  std::uint32_t task = 0;
+  SimTime other_ps = 0;     ///< kInput: when every other constraint was met (the host is the rest)
+};
+
+/// One interval of a stream of a stage's representative chip.
+struct Span {
+  std::uint32_t stage = 0;
+  parallelism::Stream stream = parallelism::Stream::kCompute;
+  TimeCategory category = TimeCategory::kIdle;  ///< what the chip's compute stream was doing, or the comm's axis
+  std::uint32_t task = 0;                       ///< the task, or kNoTask for a wait
+  SimTime start_ps = 0;
+  SimTime end_ps = 0;
+};
+inline constexpr std::uint32_t kNoTask = 0xFFFF'FFFFu;
+
+/// One piece of the critical path, in time order.
+struct PathSegment {
+  std::uint32_t stage = 0;
+  std::uint32_t task = kNoTask;  ///< kNoTask: waiting for the host
+  TimeCategory category = TimeCategory::kIdle;  ///< compute.*, comm.<axis> (its whole time), input_stall
+  std::string_view operation;                   ///< "forward", "all-reduce", "send", "host input", …
+  SimTime start_ps = 0;
+  SimTime end_ps = 0;
+};
+
+class StepRecorder {
+ public:
+  /// `timeline`: keep every span (memory grows with the step); the critical path is always kept.
+  StepRecorder(const parallelism::StepPlan& plan, bool timeline);
+
+  void started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause);
+  void finished(std::size_t stage, std::uint32_t task, SimTime at);
+  /// The compute stream of `stage` spent [from, to) in `category` (every category, waits too).
+  void compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from, SimTime to);
+  /// A communication task ran on a stream other than compute over [from, to).
+  void side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
+                   SimTime from, SimTime to);
+
+  /// The path back from the task that finished last (the lowest stage on a tie).
+  std::vector<PathSegment> critical_path() const;
+  std::vector<Span> take_timeline() { return std::move(spans_); }
+
+ private:
+  struct TaskRecord {
+    SimTime start = -1;
+    SimTime finish = -1;
+    Cause cause;
+  };
+  const parallelism::StepPlan& plan_;
+  bool timeline_;
+  std::vector<std::vector<TaskRecord>> tasks_;  // per stage, per task
+  std::vector<Span> spans_;
+};
+
+}  // namespace podsim::runtime
