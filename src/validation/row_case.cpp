@@ -1,6 +1,7 @@
 #include "validation/row_case.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cctype>
 #include <charconv>
 #include <climits>
@@ -364,13 +365,25 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   auto& p = s.parallel;
   const auto pp = integer(row.at("pp"));
   auto dp = integer(row.at("dp"));
-  if (!dp && tp && pp) dp = *chips / std::max(1LL, *tp * *pp);
+  // Degrees beyond any machine are a typo: refused here, before products of them are formed.
+  constexpr long long kMaxDegree = 1 << 20;
+  for (const auto& [name, degree] : {std::pair{"tp", tp}, std::pair{"pp", pp}, std::pair{"dp", dp}}) {
+    if (degree && (*degree < 1 || *degree > kMaxDegree)) {
+      out.skip_reason = std::string(name) + " " + std::to_string(*degree) + " is not 1 to " + std::to_string(kMaxDegree);
+      return out;
+    }
+  }
+  if (!dp && tp && pp) dp = *chips / (*tp * *pp);
+  if ((dp && *dp < 1) || static_cast<long long>(tp.value_or(1)) * pp.value_or(1) > *chips) {
+    out.skip_reason = "tp × pp is more than the " + std::to_string(*chips) + " chips";
+    return out;
+  }
   if (tp) fixed.tp = static_cast<int>(*tp);
   if (pp) fixed.pp = static_cast<int>(*pp);
   if (dp) fixed.dp = static_cast<int>(*dp);
   p.tp = static_cast<int>(tp.value_or(1));
   p.pp = static_cast<int>(pp.value_or(1));
-  p.dp = static_cast<int>(dp.value_or(*chips / (p.tp * p.pp)));
+  p.dp = static_cast<int>(std::min<long long>(dp.value_or(*chips / (static_cast<long long>(p.tp) * p.pp)), kMaxDegree));
   if (const auto z = zero_of(row.at("zero_or_fsdp"))) {
     fixed.zero = *z;
     p.zero = *z;

@@ -104,6 +104,20 @@ TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
   EXPECT_NE(result.layout.find("recompute none"), std::string::npos) << result.layout;
 }
 
+TEST(Express, LayoutDegreesOutOfRangeSkipTheRowWithTheReason) {
+  // Found by the csv fuzz target: pp 0 divided the chips by zero.
+  auto cells = [](const char* tp, const char* pp, const char* dp) {
+    return row({{"id", "x"}, {"hardware", "H100 SXM5 80GB"}, {"n_chips", "16"}, {"model", "LLaMA-style 1B"},
+                {"layers", "8"}, {"hidden", "2048"}, {"ffn_hidden", "5632"}, {"heads", "16"}, {"seq_len", "2048"},
+                {"vocab", "32000"}, {"global_batch_seqs", "64"}, {"tp", tp}, {"pp", pp}, {"dp", dp},
+                {"measured_metric", "tokens/s per GPU"}, {"measured_value", "1000"}});
+  };
+  EXPECT_EQ(express(cells("2", "0", ""), kCatalog).skip_reason, "pp 0 is not 1 to 1048576");
+  EXPECT_EQ(express(cells("-4", "1", ""), kCatalog).skip_reason, "tp -4 is not 1 to 1048576");
+  EXPECT_EQ(express(cells("8", "4", ""), kCatalog).skip_reason, "tp × pp is more than the 16 chips");
+  EXPECT_EQ(express(cells("1048576", "1048576", ""), kCatalog).skip_reason, "tp × pp is more than the 16 chips");
+}
+
 TEST(Express, MetricsAreReadInTheRowsOwnTerms) {
   auto metric = [](const std::string& text, const std::string& recompute = "") {
     return metric_of(row({{"measured_metric", text}, {"recompute", recompute}}))->kind;
