@@ -302,6 +302,14 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     out.skip_reason = "model dimensions not published (layers, hidden, ffn_hidden, heads, seq_len)";
     return out;
   }
+  const auto kv_heads = integer(row.at("kv_heads"));
+  for (const auto& [name, value] : {std::pair{"layers", layers}, std::pair{"hidden", hidden}, std::pair{"ffn_hidden", ffn},
+                                    std::pair{"heads", heads}, std::pair{"seq_len", seq}, std::pair{"kv_heads", kv_heads}}) {
+    if (value && (*value < 1 || *value > INT_MAX)) {
+      out.skip_reason = std::string(name) + " " + std::to_string(*value) + " is not 1 to " + std::to_string(INT_MAX);
+      return out;
+    }
+  }
   const auto tp = integer(row.at("tp"));
   auto vocab = vocab_of(row, tp.value_or(1));
   if (!vocab && layer_time) vocab = 1;  // one layer alone: no embedding or head is timed
@@ -320,7 +328,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   m.hidden = static_cast<int>(*hidden);
   m.ffn_hidden = static_cast<int>(*ffn);
   m.heads = static_cast<int>(*heads);
-  m.kv_heads = static_cast<int>(integer(row.at("kv_heads")).value_or(*heads));
+  m.kv_heads = static_cast<int>(kv_heads.value_or(*heads));
   m.vocab = static_cast<int>(*vocab);
   m.seq_len = static_cast<int>(*seq);
   std::smatch hd;

@@ -116,6 +116,9 @@ TEST(Express, LayoutDegreesOutOfRangeSkipTheRowWithTheReason) {
   EXPECT_EQ(express(cells("-4", "1", ""), kCatalog).skip_reason, "tp -4 is not 1 to 1048576");
   EXPECT_EQ(express(cells("8", "4", ""), kCatalog).skip_reason, "tp × pp is more than the 16 chips");
   EXPECT_EQ(express(cells("1048576", "1048576", ""), kCatalog).skip_reason, "tp × pp is more than the 16 chips");
+  auto no_heads = cells("1", "1", "");
+  no_heads.cells["heads"] = "0";  // found by the csv fuzz target: hidden / heads
+  EXPECT_EQ(express(no_heads, kCatalog).skip_reason, "heads 0 is not 1 to 2147483647");
 }
 
 TEST(Express, MetricsAreReadInTheRowsOwnTerms) {
