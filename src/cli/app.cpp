@@ -82,6 +82,14 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   run_cmd->add_option("scenario", run_opts.file, "Scenario file (configs/examples/*.yaml)")->required();
   run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file");
   run_cmd->add_flag("--json", run_opts.json, "Print the summary as one JSON object");
+  run_cmd->add_option("--trace", run_opts.trace_file,
+                      "Write the step's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev)");
+  run_cmd->add_option("--trace-stages", run_opts.trace_stages, "Only these pipeline stages in the trace, e.g. 0,15")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--trace-max-events", run_opts.trace_max_events,
+                      "At most this many intervals in the trace (the latest are left out); default 1000000")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
   run_cmd->add_flag("--allow-oom", run_opts.allow_oom, "Report a layout that does not fit in HBM without failing");
   run_cmd->add_flag("--force", run_opts.force,
                     "Simulate a step beyond the work budget (2e7 tasks, about 2 GB; the estimate is in the refusal)");

@@ -4,8 +4,10 @@
 
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
+#include "output/chrome_trace.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/step_text.hpp"
+#include "output/text_file.hpp"
 #include "parallelism/work_bounds.hpp"
 #include "partition/mpi_executor.hpp"
 #include "runtime/step_simulation.hpp"
@@ -21,10 +23,14 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
     throw InputError(loaded.where("training.global_batch") + ": training.global_batch: " + *why);
   }
   const auto claim = claim_output(options.output_file, loaded.inputs, invocation);
+  if (!options.trace_file.empty() && options.trace_file == options.output_file) {
+    throw InputError("--trace " + options.trace_file + " is also the -o file");
+  }
+  const auto trace_claim = claim_output(options.trace_file, loaded.inputs, invocation);
   // Contention-aware simulations big enough to gain (network.min_partitioned_transfers) are
   // split over the MPI processes.
   partition::MpiExecutor executor(*invocation.world);
-  const runtime::StepReport report = runtime::simulate_step(loaded.scenario, executor);
+  const runtime::StepReport report = runtime::simulate_step(loaded.scenario, executor, !options.trace_file.empty());
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
@@ -33,6 +39,10 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
     output::write_hdf5(claim->path(),
                        output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml(), 1},
                        output::step_tables(loaded.scenario, report, topo, labels));
+  }
+  if (trace_claim) {
+    output::write_text_file(trace_claim->path(),
+                            output::chrome_trace(report, {options.trace_stages, options.trace_max_events}));
   }
   if (invocation.prints()) {
     std::cout << (options.json ? output::step_json(loaded.scenario, report, labels) + "\n"

@@ -16,6 +16,9 @@ struct RunOptions {
   bool allow_oom = false;   ///< report a layout that does not fit in HBM without failing
   bool force = false;       ///< simulate a step beyond the work budget (parallelism::kTaskBudget)
   std::vector<std::string> sets;
+  std::string trace_file;          ///< --trace: Chrome trace-event JSON of the step's timeline
+  std::vector<int> trace_stages;   ///< --trace-stages: only these pipeline stages (empty: all)
+  std::size_t trace_max_events = 1'000'000;
 };
 
 /// Prints the report (or JSON) and writes the file. A layout that does not fit in memory

@@ -39,7 +39,9 @@ TimeCategory category_of(const parallelism::Task& t) {
   }
 }
 
-std::string_view operation_of(const parallelism::Task& t) {
+}  // namespace
+
+std::string_view task_operation(const parallelism::Task& t) {
   switch (t.kind) {
     case TaskKind::kCompute:
       switch (t.category) {
@@ -75,8 +77,6 @@ std::string_view operation_of(const parallelism::Task& t) {
   return "task";
 }
 
-}  // namespace
-
 StepRecorder::StepRecorder(const parallelism::StepPlan& plan, bool timeline) : plan_(plan), timeline_(timeline) {
   tasks_.resize(plan.stages.size());
   for (std::size_t s = 0; s < plan.stages.size(); ++s) tasks_[s].resize(plan.stages[s].tasks.size());
@@ -92,13 +92,16 @@ void StepRecorder::finished(std::size_t stage, std::uint32_t task, SimTime at) {
 void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from,
                                   SimTime to) {
   if (!timeline_ || to <= from) return;
-  spans_.push_back(Span{static_cast<std::uint32_t>(stage), parallelism::Stream::kCompute, category, task, from, to});
+  const std::string_view operation =
+      task == kNoTask ? category_name(category) : task_operation(plan_.stages[stage].tasks[task]);
+  spans_.push_back(Span{static_cast<std::uint32_t>(stage), parallelism::Stream::kCompute, category, task, operation, from, to});
 }
 
 void StepRecorder::side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
                                SimTime from, SimTime to) {
   if (!timeline_ || to <= from) return;
-  spans_.push_back(Span{static_cast<std::uint32_t>(stage), stream, category, task, from, to});
+  spans_.push_back(Span{static_cast<std::uint32_t>(stage), stream, category, task,
+                        task_operation(plan_.stages[stage].tasks[task]), from, to});
 }
 
 std::vector<PathSegment> StepRecorder::critical_path() const {
@@ -120,7 +123,7 @@ std::vector<PathSegment> StepRecorder::critical_path() const {
     const TaskRecord& r = tasks_[stage][task];
     if (r.start < 0 || r.finish < r.start) throw SimulationError("critical path: a task on it never ran");
     const parallelism::Task& t = plan_.stages[stage].tasks[task];
-    if (r.finish > r.start) path.push_back(PathSegment{stage, task, category_of(t), operation_of(t), r.start, r.finish});
+    if (r.finish > r.start) path.push_back(PathSegment{stage, task, category_of(t), task_operation(t), r.start, r.finish});
     switch (r.cause.kind) {
       case Cause::Kind::kNone:
         task = kNoTask;

@@ -37,10 +37,14 @@ struct Span {
   parallelism::Stream stream = parallelism::Stream::kCompute;
   TimeCategory category = TimeCategory::kIdle;  ///< what the chip's compute stream was doing, or the comm's axis
   std::uint32_t task = 0;                       ///< the task, or kNoTask for a wait
+  std::string_view operation;                   ///< "forward", "all-gather", …; a wait: its category's name
   SimTime start_ps = 0;
   SimTime end_ps = 0;
 };
 inline constexpr std::uint32_t kNoTask = 0xFFFF'FFFFu;
+
+/// "forward", "backward", "all-gather", "send", "host input", …: what a task does.
+std::string_view task_operation(const parallelism::Task& t);
 
 /// One piece of the critical path, in time order.
 struct PathSegment {

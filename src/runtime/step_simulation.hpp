@@ -42,5 +42,8 @@ struct StepReport {
 StepReport simulate_step(const Scenario& scenario);
 /// The same, with the contention-aware network's simulations run by `executor`.
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor);
+/// The same, keeping every interval of every stream in report.execution.timeline when
+/// `timeline` (for `podsim run --trace`; memory grows with the step's tasks).
+StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor, bool timeline);
 
 }  // namespace podsim::runtime

@@ -401,6 +401,47 @@ def parse_config(text, c):
     return doc if isinstance(doc, dict) else None
 
 
+def check_trace(args, h5, c):
+    """`podsim run --trace t.json`: Chrome trace-event JSON whose compute thread, per stage, sums to the
+    step and, per category, to that stage's /breakdown (docs/output-schema.md, "Timeline trace")."""
+    trace = os.path.join(args.workdir, "trace.json")
+    fresh(trace)
+    p = run([args.podsim, "run", args.scenario, "--trace", trace, "--json"])
+    if not c.check(p.returncode == 0 and os.path.isfile(trace), f"--trace: exit {p.returncode}, {p.stderr.strip()}"):
+        return
+    try:
+        with open(trace, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except json.JSONDecodeError as e:
+        c.check(False, f"--trace wrote invalid JSON: {e}")
+        return
+    events = doc.get("traceEvents")
+    if not c.check(isinstance(events, list) and events, "--trace: no traceEvents list"):
+        return
+    c.check(doc.get("otherData", {}).get("truncated") is False, "--trace: a small step was truncated")
+    _, tables = read_step_file(h5, c)
+    breakdown = tables["breakdown"]
+    step = float(tables["summary"][0]["step_time_s"])
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    stages = sorted(int(r["stage"]) for r in breakdown)
+    c.check(sorted(names) == stages, f"--trace processes {sorted(names)} are not the stages {stages}")
+    for e in events:
+        if e.get("ph") == "X":
+            if not c.check(all(k in e for k in ("name", "cat", "ts", "dur", "pid", "tid")) and e["dur"] >= 0,
+                           f"--trace: malformed event {e}"):
+                return
+    for row in breakdown:
+        stage = int(row["stage"])
+        per = {}
+        for e in events:
+            if e.get("ph") == "X" and e["pid"] == stage and e["tid"] == 0:
+                per[e["cat"]] = per.get(e["cat"], 0.0) + e["dur"] / 1e6
+        c.close(sum(per.values()), step, f"--trace stage {stage}: compute thread sums to the step", rel=1e-6)
+        for name, column in zip(CATEGORY_NAMES, CATEGORY_COLUMNS):
+            c.check(math.isclose(per.get(name, 0.0), float(row[column]), rel_tol=1e-6, abs_tol=1e-9),
+                    f"--trace stage {stage}: {name} {per.get(name, 0.0)} s vs /breakdown {column} {float(row[column])} s")
+
+
 def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
     """Everything docs/output-schema.md promises of a `podsim run` file. Returns (config, summary row)."""
     attrs, tables = read_step_file(path, c)
@@ -556,6 +597,7 @@ def cmd_run(args):
             c.check(filecmp.cmp(first, out, shallow=False), f"two runs of the same command differ: {first} {out}")
         leftovers = [n for n in os.listdir(args.workdir) if ".tmp." in n]
         c.check(not leftovers, f"temporary files left behind: {leftovers}")
+        check_trace(args, out, c)
     if args.same_as:
         # A variant of another scenario: equal to it except for name and network.
         import yaml

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "collectives/schedule_runner.hpp"
@@ -181,6 +183,40 @@ TEST(CriticalPath, AHostThatSetsTheStepIsItsTopContributor) {
   const auto top = runtime::path_contributors(r.execution.critical_path).front();
   EXPECT_EQ(top.category, runtime::TimeCategory::kInputStall);
   EXPECT_GT(to_seconds(top.ps), 14.0);
+}
+
+TEST(Timeline, EachStagesComputeStreamTilesTheStepAndSumsToItsBreakdown) {
+  // What --trace draws: per stage, the compute stream's intervals follow each other from 0 to
+  // the step's end and add up, per category and to the picosecond, to the stage's breakdown.
+  for (const char* name : {"gpt3-175b-tpu-v4-1024.yaml", "zero3-llama3-8b-tpu-v5p.yaml", "dp-tp-llama2-13b-tpu-v5e.yaml",
+                           "dp-gpt-1.7b-a100.yaml", "multislice-llama2-7b-tpu-v5e.yaml"}) {
+    for (const char* network : {"analytical", "contention"}) {
+      collectives::SequentialExecutor here;
+      const auto r = runtime::simulate_step(example(name, {std::string("network.model=") + network}), here, true);
+      const auto& ex = r.execution;
+      for (std::uint32_t st = 0; st < ex.stages.size(); ++st) {
+        std::vector<runtime::Span> compute;
+        for (const auto& s : ex.timeline) {
+          if (s.stage == st && s.stream == parallelism::Stream::kCompute) compute.push_back(s);
+        }
+        std::stable_sort(compute.begin(), compute.end(), [](const auto& a, const auto& b) { return a.start_ps < b.start_ps; });
+        ASSERT_FALSE(compute.empty()) << name;
+        EXPECT_EQ(compute.front().start_ps, 0) << name << " stage " << st;
+        EXPECT_EQ(compute.back().end_ps, ex.step_ps) << name << " stage " << st;
+        std::array<SimTime, runtime::kCategories> sums{};
+        for (std::size_t i = 0; i < compute.size(); ++i) {
+          if (i > 0) {
+            ASSERT_EQ(compute[i].start_ps, compute[i - 1].end_ps) << name << " " << network << " stage " << st;
+          }
+          sums[static_cast<std::size_t>(compute[i].category)] += compute[i].end_ps - compute[i].start_ps;
+        }
+        for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+          EXPECT_EQ(sums[c], ex.stages[st].time_ps[c]) << name << " " << network << " stage " << st << " "
+                                                       << runtime::category_name(static_cast<runtime::TimeCategory>(c));
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

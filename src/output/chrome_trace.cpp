@@ -1,0 +1,114 @@
+#include "output/chrome_trace.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+#include "output/json_writer.hpp"
+#include "runtime/time_category.hpp"
+
+namespace podsim::output {
+
+namespace {
+
+constexpr int kPathThread = parallelism::kStreams;  // after the streams
+
+std::string_view stream_name(int stream) {
+  switch (static_cast<parallelism::Stream>(stream)) {
+    case parallelism::Stream::kCompute:
+      return "compute";
+    case parallelism::Stream::kDpReduce:
+      return "dp reduce";
+    case parallelism::Stream::kDpGather:
+      return "dp gather";
+    case parallelism::Stream::kPpForward:
+      return "pp forward";
+    case parallelism::Stream::kPpBackward:
+      return "pp backward";
+    default:
+      return "other comm";
+  }
+}
+
+double micros(SimTime ps) { return static_cast<double>(ps) / 1e6; }
+
+void metadata(JsonWriter& j, const char* what, int pid, int tid, std::string_view name) {
+  j.begin_object();
+  j.member("name", what);
+  j.member("ph", "M");
+  j.member("pid", pid);
+  j.member("tid", tid);
+  j.key("args");
+  j.begin_object();
+  j.member("name", name);
+  j.end_object();
+  j.end_object();
+}
+
+void complete(JsonWriter& j, std::string_view name, std::string_view category, int pid, int tid, SimTime start,
+              SimTime end) {
+  j.begin_object();
+  j.member("name", name);
+  j.member("cat", category);
+  j.member("ph", "X");
+  j.member("pid", pid);
+  j.member("tid", tid);
+  j.member("ts", micros(start));
+  j.member("dur", micros(end - start));
+  j.end_object();
+}
+
+}  // namespace
+
+std::string chrome_trace(const runtime::StepReport& report, const TraceOptions& options) {
+  const auto& ex = report.execution;
+  auto wanted = [&](std::uint32_t stage) {
+    return options.stages.empty() ||
+           std::find(options.stages.begin(), options.stages.end(), ex.stages[stage].stage) != options.stages.end();
+  };
+  std::vector<const runtime::Span*> spans;
+  for (const auto& s : ex.timeline) {
+    if (wanted(s.stage)) spans.push_back(&s);
+  }
+  // Kept in time order; beyond the cap the latest intervals go.
+  std::stable_sort(spans.begin(), spans.end(), [](const auto* a, const auto* b) { return a->start_ps < b->start_ps; });
+  SimTime cut_ps = -1;
+  if (spans.size() > options.max_events) {
+    cut_ps = spans[options.max_events]->start_ps;
+    spans.resize(options.max_events);
+  }
+
+  JsonWriter j(0);
+  j.begin_object();
+  j.member("displayTimeUnit", "ms");
+  j.key("otherData");
+  j.begin_object();
+  j.member("step_time_s", report.step_s);
+  j.member("truncated", cut_ps >= 0);
+  if (cut_ps >= 0) j.member("intervals_from_s_left_out", to_seconds(cut_ps));
+  j.end_object();
+  j.key("traceEvents");
+  j.begin_array();
+  for (std::uint32_t st = 0; st < ex.stages.size(); ++st) {
+    if (!wanted(st)) continue;
+    const auto& stage = ex.stages[st];
+    const int pid = stage.stage;
+    metadata(j, "process_name", pid, 0,
+             "stage " + std::to_string(stage.stage) + " (one chip of " + std::to_string(stage.multiplicity) + ")");
+    for (int t = 0; t < parallelism::kStreams; ++t) metadata(j, "thread_name", pid, t, stream_name(t));
+    metadata(j, "thread_name", pid, kPathThread, "critical path");
+  }
+  for (const auto* s : spans) {
+    complete(j, s->operation, runtime::category_name(s->category), ex.stages[s->stage].stage, static_cast<int>(s->stream),
+             s->start_ps, s->end_ps);
+  }
+  for (const auto& seg : ex.critical_path) {
+    if (!wanted(seg.stage) || (cut_ps >= 0 && seg.start_ps >= cut_ps)) continue;
+    complete(j, seg.operation, runtime::category_name(seg.category), ex.stages[seg.stage].stage, kPathThread,
+             seg.start_ps, seg.end_ps);
+  }
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace podsim::output
