@@ -86,7 +86,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                       "Write the step's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev)");
   run_cmd->add_option("--trace-stages", run_opts.trace_stages, "Only these pipeline stages in the trace, e.g. 0,15")
       ->delimiter(',')
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   run_cmd->add_option("--trace-max-events", run_opts.trace_max_events,
                       "At most this many intervals in the trace (the latest are left out); default 1000000")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
