@@ -21,32 +21,6 @@ using parallelism::TaskKind;
 enum EventKind : std::uint32_t { kTaskDone = 1, kMessage = 2, kWake = 3, kBandwidthDone = 4, kCommDone = 5 };
 constexpr SimTime kNotDone = -1;
 
-TimeCategory compute_category(parallelism::ComputeCategory c) {
-  switch (c) {
-    case parallelism::ComputeCategory::kBackward:
-      return TimeCategory::kBackward;
-    case parallelism::ComputeCategory::kRecompute:
-      return TimeCategory::kRecompute;
-    case parallelism::ComputeCategory::kOptimizer:
-      return TimeCategory::kOptimizer;
-    default:
-      return TimeCategory::kForward;
-  }
-}
-
-TimeCategory comm_category(CommAxis axis) {
-  switch (axis) {
-    case CommAxis::kTp:
-      return TimeCategory::kCommTp;
-    case CommAxis::kDp:
-      return TimeCategory::kCommDp;
-    case CommAxis::kPp:
-      return TimeCategory::kCommPp;
-    default:
-      return TimeCategory::kCommOther;
-  }
-}
-
 class Executor final : public core::EventHandler {
  public:
   Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, bool timeline)

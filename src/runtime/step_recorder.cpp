@@ -13,29 +13,11 @@ using parallelism::TaskKind;
 TimeCategory category_of(const parallelism::Task& t) {
   switch (t.kind) {
     case TaskKind::kCompute:
-      switch (t.category) {
-        case parallelism::ComputeCategory::kBackward:
-          return TimeCategory::kBackward;
-        case parallelism::ComputeCategory::kRecompute:
-          return TimeCategory::kRecompute;
-        case parallelism::ComputeCategory::kOptimizer:
-          return TimeCategory::kOptimizer;
-        default:
-          return TimeCategory::kForward;
-      }
+      return compute_category(t.category);
     case TaskKind::kInput:
       return TimeCategory::kInputStall;
     default:
-      switch (t.axis) {
-        case parallelism::CommAxis::kTp:
-          return TimeCategory::kCommTp;
-        case parallelism::CommAxis::kDp:
-          return TimeCategory::kCommDp;
-        case parallelism::CommAxis::kPp:
-          return TimeCategory::kCommPp;
-        default:
-          return TimeCategory::kCommOther;
-      }
+      return comm_category(t.axis);
   }
 }
 

@@ -19,4 +19,30 @@ std::string_view category_label(TimeCategory c) { return kLabels[static_cast<std
 std::string_view category_name(TimeCategory c) { return kNames[static_cast<std::size_t>(c)]; }
 std::string_view category_column(TimeCategory c) { return kColumns[static_cast<std::size_t>(c)]; }
 
+TimeCategory compute_category(parallelism::ComputeCategory c) {
+  switch (c) {
+    case parallelism::ComputeCategory::kBackward:
+      return TimeCategory::kBackward;
+    case parallelism::ComputeCategory::kRecompute:
+      return TimeCategory::kRecompute;
+    case parallelism::ComputeCategory::kOptimizer:
+      return TimeCategory::kOptimizer;
+    default:
+      return TimeCategory::kForward;
+  }
+}
+
+TimeCategory comm_category(parallelism::CommAxis axis) {
+  switch (axis) {
+    case parallelism::CommAxis::kTp:
+      return TimeCategory::kCommTp;
+    case parallelism::CommAxis::kDp:
+      return TimeCategory::kCommDp;
+    case parallelism::CommAxis::kPp:
+      return TimeCategory::kCommPp;
+    default:
+      return TimeCategory::kCommOther;
+  }
+}
+
 }  // namespace podsim::runtime

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "parallelism/step_program.hpp"
 #include "util/sim_time.hpp"
 
 namespace podsim::runtime {
@@ -30,6 +31,11 @@ std::string_view category_name(TimeCategory c);
 std::string_view category_column(TimeCategory c);
 /// "tensor-parallel comm", "bubble", …: words for people.
 std::string_view category_label(TimeCategory c);
+
+/// The category of a compute op's time.
+TimeCategory compute_category(parallelism::ComputeCategory c);
+/// The category of a communication's time on its axis.
+TimeCategory comm_category(parallelism::CommAxis axis);
 
 /// Picoseconds per category.
 using CategoryTimes = std::array<SimTime, kCategories>;

@@ -124,4 +124,17 @@ std::string lower(std::string s) {
   return s;
 }
 
+bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
+
+std::optional<long long> integer(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const long long v = std::stoll(cell, &used);
+    if (used == cell.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 }  // namespace podsim::validation

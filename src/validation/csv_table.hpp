@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ std::vector<CsvRow> read_csv(const std::filesystem::path& file, const std::vecto
 
 /// `s` in lower case (ASCII): free-text cells are matched case-insensitively.
 std::string lower(std::string s);
+/// Whether `text` contains `needle` (given in lower case), ignoring case.
+bool has(const std::string& text, const std::string& needle);
+/// A cell that is a whole number and nothing else, or nothing.
+std::optional<long long> integer(const std::string& cell);
 
 /// The 26 columns of the published-measurements format (configs/validation/published.csv).
 std::vector<std::string> published_columns();

@@ -19,18 +19,6 @@ namespace podsim::validation {
 
 namespace {
 
-bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
-
-std::optional<long long> integer(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const long long v = std::stoll(cell, &used);
-    if (used == cell.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
 
 // Numbers cut out of free text by a regex are text: they may not parse ("." matches
 // [0-9.]+) or not fit. These say so with nullopt, and the row is skipped with a reason,

@@ -7,23 +7,6 @@
 
 namespace podsim::validation {
 
-namespace {
-
-bool has(const std::string& text, const std::string& needle) { return lower(text).find(needle) != std::string::npos; }
-
-std::optional<long long> integer(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
-  std::size_t used = 0;
-  try {
-    const long long v = std::stoll(cell, &used);
-    if (used == cell.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 parallelism::Precision precision_of(const std::string& text, std::vector<std::string>& assumptions) {
   using hardware::DType;
   if (has(text, "fp16")) {
