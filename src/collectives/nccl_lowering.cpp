@@ -113,13 +113,6 @@ struct Context {
   }
 };
 
-/// The links of the route from `src` to `dst`.
-std::vector<topology::LinkId> route_of(const topology::Topology& topo, VertexId src, VertexId dst) {
-  std::vector<topology::LinkId> links;
-  for (VertexId at = src; at != dst; at = topo.link(links.back()).dst) links.push_back(topo.next_link(at, dst));
-  return links;
-}
-
 /// A ring over an even number of identical nodes repeats every two nodes (the channel
 /// orders alternate direction per node). When nothing couples the repeats (no link carries
 /// hops of two of them, every hop's route matches its first-pair counterpart link by link
@@ -143,8 +136,8 @@ std::optional<std::vector<Schedule::LinkImage>> ring_images(const topology::Topo
       if ((topo.node_switch(src) == topo.node_switch(dst)) != (topo.node_switch(rsrc) == topo.node_switch(rdst))) {
         return std::nullopt;
       }
-      const auto full = route_of(topo, src, dst);
-      const auto reduced = route_of(topo, rsrc, rdst);
+      const auto full = topo.route(src, dst);
+      const auto reduced = topo.route(rsrc, rdst);
       if (full.size() != reduced.size()) return std::nullopt;
       for (std::size_t j = 0; j < full.size(); ++j) {
         const auto& a = topo.link(full[j]);
