@@ -62,7 +62,7 @@ workload::ModelSpec read_model(Reader& r) {
 }
 
 hardware::ChipSpec read_hardware(Reader& r) {
-  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "efficiency"});
+  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "stack", "efficiency"});
   read_document_header(r);
   hardware::ChipSpec c;
   c.name = r.text("name");
@@ -96,6 +96,9 @@ hardware::ChipSpec read_hardware(Reader& r) {
     r.check_plausible("host_bandwidth", c.host_bandwidth_Bps, kHostBandwidthRange);
   }
   c.matmul_tile = static_cast<int>(r.integer("matmul_tile", 1, 4096));
+  r.set_default("stack", "megatron");
+  c.stack = r.choice("stack", {"megatron", "xla"}) == "xla" ? hardware::SoftwareStack::kXla
+                                                            : hardware::SoftwareStack::kMegatron;
   const Reader e = r.child("efficiency");
   e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn"});
   c.efficiency.matmul = e.real("matmul", 0.01, 1.0);

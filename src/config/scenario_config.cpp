@@ -76,7 +76,7 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   Reader parallel = top.child("parallelism");
   s.parallel = read_parallelism(parallel, chips);
   Reader training = top.child("training");
-  s.training = read_training(training, s.model);
+  s.training = read_training(training, s.model, s.chip);
 
   out.inputs = sources.inputs();
   out.resolved_yaml = [root] { return dump(root); };

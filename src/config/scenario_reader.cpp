@@ -1,6 +1,7 @@
 #include "config/scenario_reader.hpp"
 
 #include "config/network_reader.hpp"
+#include "parallelism/overlap.hpp"
 #include "util/units.hpp"
 
 namespace podsim::config {
@@ -65,9 +66,31 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   return p;
 }
 
-parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model) {
+namespace {
+
+/// `training.overlap:`, each key defaulting to what the chip's software stack does.
+parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec& chip) {
+  const parallelism::OverlapSpec d = parallelism::default_overlap(chip);
+  if (!training.has("overlap")) training.set_default("overlap", "{}");
+  Reader r = training.child("overlap");
+  r.allow_only({"tp", "param_gather", "fsdp_prefetch", "dp_reduce"});
+  r.set_default("tp", parallelism::tp_overlap_name(d.tp));
+  r.set_default("param_gather", d.param_gather ? "true" : "false");
+  r.set_default("fsdp_prefetch", std::to_string(d.fsdp_prefetch));
+  r.set_default("dp_reduce", d.dp_reduce ? "true" : "false");
+  parallelism::OverlapSpec o;
+  o.tp = r.choice("tp", parallelism::kTpOverlaps, parallelism::tp_overlap_name);
+  o.param_gather = r.boolean("param_gather");
+  o.fsdp_prefetch = static_cast<int>(r.integer("fsdp_prefetch", 0, 1 << 20));
+  o.dp_reduce = r.boolean("dp_reduce");
+  return o;
+}
+
+}  // namespace
+
+parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
   r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "dp_bucket",
-                "overlap_dp", "input"});
+                "overlap", "input"});
   parallelism::TrainingSpec t;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
@@ -99,8 +122,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   r.set_default("dp_bucket", "25 MB");
   t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
   if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");
-  r.set_default("overlap_dp", "true");
-  t.overlap_dp = r.boolean("overlap_dp");
+  t.overlap = read_overlap(r, chip);
   if (!r.has("input")) r.set_default("input", "{}");
   Reader input = r.child("input");
   input.allow_only({"samples_per_s", "prefetch"});

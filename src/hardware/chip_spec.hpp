@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -18,6 +19,13 @@ struct Efficiency {
   double dcn = 1.0;          ///< ... on the slow tier (DCN, scale-out)
 };
 
+/// The software that trains on the chip, whose defaults the overlap options take
+/// (parallelism::default_overlap).
+enum class SoftwareStack : std::uint8_t {
+  kMegatron,  ///< Megatron-LM with NCCL (GPUs)
+  kXla,       ///< XLA's SPMD partitioner and scheduler, as MaxText runs it (TPUs)
+};
+
 /// One accelerator chip.
 struct ChipSpec {
   std::string name;
@@ -29,6 +37,7 @@ struct ChipSpec {
   double hbm_bandwidth_Bps = 0;
   double host_bandwidth_Bps = 0;  ///< chip ↔ host memory, one direction (0: not known)
   int matmul_tile = 128;  ///< matmul dims are padded up to a multiple of this
+  SoftwareStack stack = SoftwareStack::kMegatron;
   Efficiency efficiency;
 };
 

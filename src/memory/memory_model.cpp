@@ -87,7 +87,10 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
       mem.temporary += 2 * 4.0 * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
     }
     if (p.dp > 1 && p.zero < 3) mem.temporary += std::min(t.dp_bucket_bytes, params * dtype_bytes(prec.comm));
-    if (p.zero == 3 && p.dp > 1) mem.temporary += 2 * layer_params * dtype_bytes(prec.comm);
+    // ZeRO-3: the layer computing and the fsdp_prefetch layers gathered ahead of it.
+    if (p.zero == 3 && p.dp > 1) {
+      mem.temporary += (t.overlap.fsdp_prefetch + 1.0) * layer_params * dtype_bytes(prec.comm);
+    }
     mem.total = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.temporary;
     mem.capacity = std::max(0.0, chip.hbm_capacity_bytes - chip.hbm_reserved_bytes);
     out.push_back(mem);

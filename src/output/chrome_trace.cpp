@@ -24,6 +24,8 @@ std::string_view stream_name(int stream) {
       return "pp forward";
     case parallelism::Stream::kPpBackward:
       return "pp backward";
+    case parallelism::Stream::kTp:
+      return "tp comm";
     default:
       return "other comm";
   }

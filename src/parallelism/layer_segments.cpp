@@ -1,5 +1,9 @@
 #include "parallelism/layer_segments.hpp"
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
 #include "hardware/compute_model.hpp"
 #include "util/error.hpp"
 
@@ -16,23 +20,65 @@ CommOp op_of(workload::TpSync sync) {
       return CommOp::kAllReduce;
   }
 }
+/// A linear GEMM, or the fp8 cast of its input that Transformer Engine runs right before it.
+bool gemm_part(const workload::WorkItem& item) {
+  constexpr std::string_view kCast = ".fp8_cast";
+  return item.math == workload::MathClass::kLinear ||
+         (item.name.size() > kCast.size() && item.name.ends_with(kCast));
+}
+
+/// The items [begin, end) of the GEMMs next to collective `i` on the side `partner` names.
+std::pair<std::size_t, std::size_t> partner_run(const std::vector<workload::WorkItem>& items, std::size_t i,
+                                                Partner partner) {
+  std::size_t begin = i, end = i;
+  if (partner == Partner::kNext) {
+    begin = end = i + 1;
+    while (end < items.size() && items[end].sync == workload::TpSync::kNone && gemm_part(items[end])) ++end;
+  } else {
+    while (begin > 0 && items[begin - 1].sync == workload::TpSync::kNone && gemm_part(items[begin - 1])) --begin;
+  }
+  return {begin, end};
+}
+
 }  // namespace
 
-std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
-                                   const hardware::ChipSpec& chip, const Precision& precision) {
+std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items, const hardware::ChipSpec& chip,
+                                   const Precision& precision, TpOverlap overlap) {
   const hardware::DType other = activation_dtype(precision);
   const hardware::DType attention = attention_dtype(precision);
+  // Under collective matmul each collective's partner GEMMs start a run of their own and end it.
+  std::vector<Partner> partner(items.size(), Partner::kNone);
+  std::vector<bool> starts_run(items.size() + 1, false);
+  std::vector<bool> claimed(items.size(), false);
+  if (overlap == TpOverlap::kCollectiveMatmul) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (items[i].sync == workload::TpSync::kNone) continue;
+      const Partner side = items[i].sync == workload::TpSync::kAllGather ? Partner::kNext : Partner::kPrevious;
+      const auto [begin, end] = partner_run(items, i, side);
+      // Nothing to overlap with (e.g. the embedding's reduction), or GEMMs another collective took.
+      if (begin == end || std::any_of(claimed.begin() + static_cast<std::ptrdiff_t>(begin),
+                                      claimed.begin() + static_cast<std::ptrdiff_t>(end), [](bool c) { return c; })) {
+        continue;
+      }
+      std::fill(claimed.begin() + static_cast<std::ptrdiff_t>(begin), claimed.begin() + static_cast<std::ptrdiff_t>(end),
+                true);
+      partner[i] = side;
+      starts_run[begin] = true;
+      starts_run[end] = true;
+    }
+  }
   std::vector<Segment> out;
-  for (const auto& item : items) {
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
     if (item.sync != workload::TpSync::kNone) {
-      out.push_back(Segment{true, op_of(item.sync)});
+      out.push_back(Segment{true, op_of(item.sync), partner[i]});
       continue;
     }
     const hardware::DType dtype = item.math == workload::MathClass::kLinear      ? precision.compute
                                   : item.math == workload::MathClass::kAttention ? attention
                                                                                  : other;
     const hardware::OpTime t = hardware::op_time(chip, dtype, item.cost);
-    if (out.empty() || out.back().collective) out.push_back(Segment{});
+    if (out.empty() || out.back().collective || starts_run[i]) out.push_back(Segment{});
     // Each op is at most kMaxStepPs (from_seconds checks), so one addition cannot overflow.
     out.back().duration_ps += t.time_ps;
     if (out.back().duration_ps > kMaxStepPs) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "hardware/chip_spec.hpp"
@@ -9,10 +10,18 @@
 
 namespace podsim::parallelism {
 
+/// Which compute run a collective matmul overlaps a tensor-parallel collective with.
+enum class Partner : std::uint8_t {
+  kNone,      ///< none: the collective blocks the compute stream
+  kNext,      ///< the next segment (an all-gather feeding its matmuls)
+  kPrevious,  ///< the previous segment (a reduce-scatter or all-reduce of its matmuls' output)
+};
+
 /// A run of ops with their total time, or a tensor-parallel collective.
 struct Segment {
   bool collective = false;
   CommOp op = CommOp::kAllReduce;  ///< collectives
+  Partner partner = Partner::kNone;  ///< collectives under TpOverlap::kCollectiveMatmul
   SimTime duration_ps = 0;         ///< compute runs
   double flops = 0;
   double padded_flops = 0;
@@ -21,8 +30,10 @@ struct Segment {
 /// Times each op of `items` on `chip` in the dtype of its class (linear GEMMs in
 /// precision.compute, the attention core in attention_dtype, the rest in activation_dtype)
 /// and merges consecutive ops into one run; every tensor-parallel sync becomes a collective
-/// segment.
-std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
-                                   const hardware::ChipSpec& chip, const Precision& precision);
+/// segment. With collective matmul, the linear GEMMs right after an all-gather (or right before
+/// a reduce-scatter or all-reduce) form a run of their own, the collective's partner: the
+/// matmul its decomposed steps overlap with (docs/runtime.md §4).
+std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items, const hardware::ChipSpec& chip,
+                                   const Precision& precision, TpOverlap overlap = TpOverlap::kNone);
 
 }  // namespace podsim::parallelism

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -71,6 +72,33 @@ struct InputPipelineSpec {
   int prefetch = 2;          ///< microbatches buffered ahead
 };
 
+/// How tensor-parallel communication meets the matmuls it serves.
+enum class TpOverlap : std::uint8_t {
+  kNone,              ///< every TP collective blocks the compute stream (Megatron-LM's default)
+  kCollectiveMatmul,  ///< all-gather / reduce-scatter decomposed into tp steps overlapped with the
+                      ///< adjacent matmul (XLA's collective matmul; Megatron's --tp-comm-overlap)
+};
+inline constexpr std::array<TpOverlap, 2> kTpOverlaps{TpOverlap::kNone, TpOverlap::kCollectiveMatmul};
+/// "none", "collective-matmul" — as written in scenarios.
+const char* tp_overlap_name(TpOverlap o);
+
+/// What communication runs beside compute (the `training.overlap:` section; docs/runtime.md §4).
+/// Defaults follow the chip's software stack (default_overlap).
+struct OverlapSpec {
+  TpOverlap tp = TpOverlap::kNone;
+  /// ZeRO-1/2: the updated weights' all-gather runs during the next step's forward, each layer
+  /// waiting only for its own weights (Megatron-LM's --overlap-param-gather with the distributed
+  /// optimizer); off: it ends the step.
+  bool param_gather = false;
+  /// ZeRO-3: how many layers' parameter gathers may run ahead of the layer computing (PyTorch
+  /// FSDP's backward_prefetch with limit_all_gathers, XLA's latency-hiding scheduler: 1). 0: each
+  /// layer gathers its parameters only when the previous one has finished.
+  int fsdp_prefetch = 1;
+  /// Reduce gradient buckets while the backward runs, each when its last gradient is final
+  /// (DDP, Megatron-LM's --overlap-grad-reduce); off: all after the backward.
+  bool dp_reduce = true;
+};
+
 /// The step to simulate (the `training:` section of a scenario).
 struct TrainingSpec {
   int global_batch = 1;  ///< sequences per step
@@ -80,7 +108,7 @@ struct TrainingSpec {
   Precision precision;
   bool flash_attention = false;
   double dp_bucket_bytes = 25e6;  ///< gradient-reduction bucket
-  bool overlap_dp = true;         ///< reduce gradients while the backward runs
+  OverlapSpec overlap;
   InputPipelineSpec input;
 };
 

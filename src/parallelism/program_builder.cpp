@@ -129,42 +129,113 @@ class StageBuilder {
   /// Appends a segment list; the first task waits for `first_deps`. Returns the last task.
   std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
                     const std::vector<std::uint32_t>& first_deps = {}) {
-    bool first = true;
-    for (const Segment& s : segments) {
-      Task t;
-      t.category = category;
-      if (s.collective) {
-        t.kind = TaskKind::kCollective;
-        t.axis = CommAxis::kTp;
-        t.op = s.op;
-        t.bytes = c_.tp_bytes;
+    std::vector<std::uint32_t> deps = first_deps;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const Segment& s = segments[i];
+      if (s.collective && s.partner == Partner::kNext && i + 1 < segments.size()) {
+        gather_into_matmul(s, segments[i + 1], category, deps);
+        ++i;
+      } else if (!s.collective && i + 1 < segments.size() && segments[i + 1].partner == Partner::kPrevious) {
+        matmul_into_reduction(s, segments[i + 1], category, deps);
+        ++i;
+      } else if (s.collective) {
+        last_ = p_.add(tp_collective(Stream::kCompute, s.op, category), deps);
       } else {
-        t.duration_ps = s.duration_ps;
-        t.flops = s.flops;
-        t.padded_flops = s.padded_flops;
+        last_ = p_.add(compute(s, category), deps);
       }
-      last_ = p_.add(t, first ? first_deps : std::vector<std::uint32_t>{});
-      first = false;
+      deps.clear();
     }
     return last_;
   }
 
-  /// ZeRO-3: gathers a layer's parameters on the gather stream, at most two layers ahead of
-  /// the compute that frees a buffer. Returns the gather task, which the layer must wait for.
+  Task tp_collective(Stream stream, CommOp op, ComputeCategory category) const {
+    Task t = collective(stream, CommAxis::kTp, op, c_.tp_bytes);
+    t.category = category;
+    return t;
+  }
+
+  /// Slices [from, from + share) of compute run `s` cut into k equal slices (collective
+  /// matmul's steps; k = 1: the whole run).
+  static Task compute(const Segment& s, ComputeCategory category, int from = 0, int share = 1, int k = 1) {
+    Task t;
+    t.category = category;
+    const SimTime step = s.duration_ps / k;
+    // The last part takes the remainder, so the parts sum to the run exactly.
+    t.duration_ps = from + share == k ? s.duration_ps - step * from : step * share;
+    t.flops = s.flops * share / k;
+    t.padded_flops = s.padded_flops * share / k;
+    return t;
+  }
+
+  // Collective matmul (XLA's windowed einsum, Megatron's --tp-comm-overlap), for tp = k: the
+  // all-gather's k-1 ring steps each overlap one of the matmul's k slices, so the pair takes
+  // max((k-1)/k·M, T) + M/k, exactly what the tasks below give: the first k-1 slices beside the
+  // collective, the last one after both. The collective runs on the tp stream and shares links
+  // with everything else in flight.
+  void gather_into_matmul(const Segment& gather, const Segment& matmul, ComputeCategory category,
+                          const std::vector<std::uint32_t>& deps) {
+    const int k = c_.parallel.tp;
+    // It gathers what the compute before it wrote.
+    std::vector<std::uint32_t> before = deps;
+    before.push_back(last_);
+    const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, gather.op, category), before);
+    p_.add(compute(matmul, category, 0, k - 1, k), deps);
+    last_ = p_.add(compute(matmul, category, k - 1, 1, k), {comm});
+  }
+
+  // ... and the reduce-scatter after a matmul: its first slice, then the k-1 others beside the
+  // collective (M/k + max((k-1)/k·M, T)); what follows reads the reduced result, so it waits.
+  // An all-reduce is a reduce-scatter overlapped this way plus an all-gather that stays exposed.
+  void matmul_into_reduction(const Segment& matmul, const Segment& reduction, ComputeCategory category,
+                             const std::vector<std::uint32_t>& deps) {
+    const int k = c_.parallel.tp;
+    const std::uint32_t first = p_.add(compute(matmul, category, 0, 1, k), deps);
+    const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, CommOp::kReduceScatter, category), {first});
+    p_.add(compute(matmul, category, 1, k - 1, k));
+    if (reduction.op == CommOp::kAllReduce) {
+      last_ = p_.add(tp_collective(Stream::kCompute, CommOp::kAllGather, category), {comm});
+      return;
+    }
+    Task wait;
+    wait.kind = TaskKind::kWait;
+    wait.axis = CommAxis::kTp;
+    last_ = p_.add(wait, {comm});
+  }
+
+  /// ZeRO-3: gathers a layer's parameters on the gather stream, at most fsdp_prefetch layers
+  /// ahead of the layer computing (its buffer is free once the layer fsdp_prefetch + 1 back has
+  /// finished). Returns the gather task, which the layer must wait for.
   std::vector<std::uint32_t> gather_params(double params) {
     if (!zero3()) return {};
     std::vector<std::uint32_t> window;
-    if (gathered_.size() >= 2) window.push_back(gathered_[gathered_.size() - 2]);
+    const auto ahead = static_cast<std::size_t>(c_.training.overlap.fsdp_prefetch) + 1;
+    if (gathered_.size() >= ahead) window.push_back(gathered_[gathered_.size() - ahead]);
     return {p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes), window)};
+  }
+
+  /// ZeRO-1/2 with overlap.param_gather: the previous step's updated weights, gathered during
+  /// this step's forward in the order the layers first need them (Megatron-LM's
+  /// --overlap-param-gather). Returns the gather the layer's first forward waits for.
+  std::vector<std::uint32_t> early_gather(double params, bool first_use) {
+    if (!first_use || !early_param_gather()) return {};
+    return {p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes))};
+  }
+
+  bool early_param_gather() const {
+    return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1 && c_.training.overlap.param_gather;
   }
 
   void note_gathered_compute() {
     if (zero3()) gathered_.push_back(last_);
   }
 
-  /// Runs `segments` on parameters a ZeRO-3 layout gathers first (see gather_params).
-  void run_gathered(const std::vector<Segment>& segments, ComputeCategory category, double params) {
-    run(segments, category, gather_params(params));
+  /// Runs `segments` on parameters a ZeRO-3 layout gathers first (see gather_params), or, on
+  /// their first forward, a ZeRO-1/2 layout gathers early (see early_gather).
+  void run_gathered(const std::vector<Segment>& segments, ComputeCategory category, double params,
+                    bool first_forward = false) {
+    std::vector<std::uint32_t> deps = gather_params(params);
+    for (const std::uint32_t g : early_gather(params, first_forward)) deps.push_back(g);
+    run(segments, category, deps);
     note_gathered_compute();
   }
 
@@ -188,14 +259,15 @@ class StageBuilder {
       in.message = static_cast<std::uint32_t>(a.microbatch);
     }
     last_ = p_.add(in);
+    const bool first = a.microbatch == 0;  // every schedule runs microbatch 0 first on each chunk
     if (vs == 0) {
-      run_gathered(c_.embedding_forward, ComputeCategory::kForward, c_.embedding_params);
+      run_gathered(c_.embedding_forward, ComputeCategory::kForward, c_.embedding_params, first);
     }
     for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
-      run_gathered(c_.layer_forward, ComputeCategory::kForward, c_.layer_params);
+      run_gathered(c_.layer_forward, ComputeCategory::kForward, c_.layer_params, first);
     }
     if (vs == c_.virtual_total - 1) {
-      run_gathered(c_.head_forward, ComputeCategory::kForward, c_.head_params);
+      run_gathered(c_.head_forward, ComputeCategory::kForward, c_.head_params, first);
       return;
     }
     send(true, vs + 1, a.microbatch);
@@ -252,7 +324,7 @@ class StageBuilder {
         if (bucket <= 0) return;
         const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
         reductions_.push_back(p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, bucket * c_.comm_bytes),
-                                     {c_.training.overlap_dp ? dep : last_backward_}));
+                                     {c_.training.overlap.dp_reduce ? dep : last_backward_}));
         bucket = 0;
       };
       for (const auto& [params, task] : ready_grads_) {
@@ -286,7 +358,7 @@ class StageBuilder {
     opt.duration_ps = hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
     last_ = p_.add(opt);
 
-    if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1) {
+    if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1 && !early_param_gather()) {
       // Every replica gathers the updated weights it did not update itself.
       const std::uint32_t gather =
           p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes), {last_});
@@ -376,10 +448,11 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   const workload::Slicing slicing = slicing_of(parallel, training);
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);
   const workload::EdgeWork edges = workload::edge_layers(model, slicing);
-  c.layer_forward = time_segments(layer.forward, chip, prec);
-  c.layer_backward = time_segments(layer.backward, chip, prec);
+  const TpOverlap tp_overlap = training.overlap.tp;
+  c.layer_forward = time_segments(layer.forward, chip, prec, tp_overlap);
+  c.layer_backward = time_segments(layer.backward, chip, prec, tp_overlap);
   const workload::LayerRemat remat = workload::apply_remat(model, layer, training.recompute, slicing);
-  c.layer_recompute = time_segments(remat.rerun, chip, prec);
+  c.layer_recompute = time_segments(remat.rerun, chip, prec, tp_overlap);
   const double offload_bytes = workload::tensors_bytes(model, slicing, remat.host);
   if (offload_bytes > 0 && chip.host_bandwidth_Bps > 0) {
     // Offloaded tensors go to host memory during the layer's forward and come back for its
@@ -388,10 +461,10 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
     wait_for_transfer(c.layer_forward, transfer);
     wait_for_transfer(c.layer_recompute.empty() ? c.layer_backward : c.layer_recompute, transfer);
   }
-  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec);
-  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec);
-  c.head_forward = time_segments(edges.head_forward, chip, prec);
-  c.head_backward = time_segments(edges.head_backward, chip, prec);
+  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec, tp_overlap);
+  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec, tp_overlap);
+  c.head_forward = time_segments(edges.head_forward, chip, prec, tp_overlap);
+  c.head_backward = time_segments(edges.head_backward, chip, prec, tp_overlap);
 
   const double values_per_activation = double(training.micro_batch) * training.seq_len * model.hidden;
   // Each tensor-parallel collective moves the whole b·s·h activation; Megatron's pipeline

@@ -18,8 +18,10 @@ enum class TaskKind : std::uint8_t {
 };
 
 /// Tasks of one stream run one at a time, in program order; streams run side by side.
-enum class Stream : std::uint8_t { kCompute, kDpReduce, kDpGather, kPpForward, kPpBackward, kOther };
-inline constexpr int kStreams = 6;
+/// kTp carries the tensor-parallel collectives a collective matmul overlaps with compute (the
+/// others run on the compute stream).
+enum class Stream : std::uint8_t { kCompute, kDpReduce, kDpGather, kPpForward, kPpBackward, kOther, kTp };
+inline constexpr int kStreams = 7;
 
 /// What a compute task is doing (the compute.* time categories).
 enum class ComputeCategory : std::uint8_t { kForward, kBackward, kRecompute, kOptimizer };

@@ -11,6 +11,7 @@
 
 #include "config/component_config.hpp"
 #include "config/topology_config.hpp"
+#include "parallelism/overlap.hpp"
 #include "util/error.hpp"
 #include "validation/metric.hpp"
 #include "validation/row_knobs.hpp"
@@ -408,6 +409,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
 
   auto& t = s.training;
   t.seq_len = m.seq_len;
+  t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);
     t.micro_batch = fixed.micro_batch.value();

@@ -1,0 +1,15 @@
+#include "parallelism/overlap.hpp"
+
+namespace podsim::parallelism {
+
+const char* tp_overlap_name(TpOverlap o) {
+  return o == TpOverlap::kCollectiveMatmul ? "collective-matmul" : "none";
+}
+
+OverlapSpec default_overlap(const hardware::ChipSpec& chip) {
+  OverlapSpec o;
+  o.tp = chip.stack == hardware::SoftwareStack::kXla ? TpOverlap::kCollectiveMatmul : TpOverlap::kNone;
+  return o;
+}
+
+}  // namespace podsim::parallelism

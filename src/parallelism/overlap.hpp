@@ -1,0 +1,20 @@
+#pragma once
+
+#include "hardware/chip_spec.hpp"
+#include "parallelism/parallel_spec.hpp"
+
+namespace podsim::parallelism {
+
+/// The overlap a chip's software stack does by default (docs/runtime.md §4):
+/// - XLA (TPUs): collective matmul on (XLA decomposes the tensor-parallel all-gather and
+///   reduce-scatter into windowed einsums on TPU); ZeRO-3 gathers one layer ahead (its
+///   latency-hiding scheduler overlaps a scanned layer's collectives with the layer before).
+/// - Megatron-LM (GPUs): TP communication exposed (--tp-comm-overlap is off by default and needs
+///   Transformer Engine's userbuffers); FSDP one layer ahead (PyTorch FSDP's BACKWARD_PRE with
+///   limit_all_gathers).
+/// Both reduce gradients while the backward runs and end the step with the ZeRO-1/2 weight
+/// all-gather (Megatron's --overlap-param-gather is off by default; XLA's step is one program,
+/// so the next step's forward cannot start before it ends).
+OverlapSpec default_overlap(const hardware::ChipSpec& chip);
+
+}  // namespace podsim::parallelism

@@ -1,0 +1,177 @@
+// Overlap options (docs/runtime.md §4, "Overlap") in closed form: what each hides, derived
+// next to the assertions, checked against the simulated step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "closed_form_support.hpp"
+#include "memory/memory_model.hpp"
+#include "parallelism/layer_segments.hpp"
+#include "parallelism/overlap.hpp"
+#include "workload/layer_ops.hpp"
+
+namespace podsim {
+namespace {
+
+using parallelism::Partner;
+using parallelism::Segment;
+using parallelism::TpOverlap;
+using namespace closed_form;  // NOLINT(google-build-using-namespace): the shared fixtures
+
+/// Time collective matmul saves on one pass over `segments` when every tensor-parallel
+/// collective takes `t`: an all-gather before a matmul of M costs max((k−1)·M/k, T) + M/k
+/// instead of T + M, so it saves min(T, (k−1)·M/k); a reduce-scatter after one the same. The
+/// builder cuts M into k − 1 slices of ⌊M/k⌋ and a last one holding the remainder, so the
+/// all-gather overlaps (k−1)·⌊M/k⌋ and the reduce-scatter M − ⌊M/k⌋.
+SimTime saved_per_pass(const std::vector<Segment>& segments, int k, SimTime t) {
+  SimTime saved = 0;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    if (!segments[i].collective || segments[i].partner == Partner::kNone) continue;
+    const bool gather = segments[i].partner == Partner::kNext;
+    const SimTime m = segments[gather ? i + 1 : i - 1].duration_ps;
+    saved += std::min(t, gather ? m / k * (k - 1) : m - m / k);
+  }
+  return saved;
+}
+
+struct TpCase {
+  workload::ModelSpec model = uniform_model(4);
+  ParallelSpec par;
+  TrainingSpec train;
+  TpCase() {
+    par.tp = 4;
+    par.sequence_parallel = true;  // all-gather / reduce-scatter pairs, each costing T here
+    train.global_batch = 3;        // three microbatches
+  }
+  /// Savings of one step: every layer's forward and backward, every microbatch.
+  SimTime expected_saving(SimTime t) const {
+    const auto slicing = parallelism::slicing_of(par, train);
+    const auto layer = workload::transformer_layer(model, slicing);
+    const auto& prec = train.precision;
+    const SimTime per_layer =
+        saved_per_pass(parallelism::time_segments(layer.forward, chip(), prec, TpOverlap::kCollectiveMatmul), par.tp, t) +
+        saved_per_pass(parallelism::time_segments(layer.backward, chip(), prec, TpOverlap::kCollectiveMatmul), par.tp, t);
+    return per_layer * model.layers * train.global_batch;
+  }
+};
+
+TEST(CollectiveMatmul, HidesTheSmallerOfTheCollectiveAndTheMatmulSlices) {
+  for (const double bandwidth : {1e13, 5e9}) {  // T below every matmul's slices; T above them
+    ClosedFormComm comm(2'000'000, bandwidth);
+    TpCase c;
+    c.train.overlap.tp = TpOverlap::kNone;
+    const auto blocking = run(c.model, c.par, c.train, comm);
+    c.train.overlap.tp = TpOverlap::kCollectiveMatmul;
+    const auto overlapped = run(c.model, c.par, c.train, comm);
+    expect_exact_partition(overlapped);
+    const SimTime t = comm.cost(2048.0 * 4096 * 2);  // b·s·h in bf16: every TP collective's buffer
+    const SimTime saved = c.expected_saving(t);
+    ASSERT_GT(saved, 0);
+    EXPECT_EQ(blocking.step_ps - overlapped.step_ps, saved) << "bandwidth " << bandwidth;
+    // What it hides was tensor-parallel communication, and nothing else moved.
+    const auto& a = blocking.stages[0];
+    const auto& b = overlapped.stages[0];
+    EXPECT_EQ(category(a, TimeCategory::kCommTp) - category(b, TimeCategory::kCommTp), saved);
+    EXPECT_EQ(compute(a), compute(b));
+    EXPECT_DOUBLE_EQ(a.flops, b.flops);
+  }
+}
+
+TEST(CollectiveMatmul, LeavesAnAllReducesGatherHalfExposed) {
+  // Without sequence parallelism each all-reduce becomes a reduce-scatter overlapped with the
+  // matmul before it, then an all-gather on the compute stream: with every collective costing
+  // T here, T + (M/k + max((k−1)·M/k, T)) + T against M + T: slower only when T is large.
+  ClosedFormComm fast(0, 1e15);
+  TpCase c;
+  c.par.sequence_parallel = false;
+  c.train.overlap.tp = TpOverlap::kNone;
+  const auto blocking = run(c.model, c.par, c.train, fast);
+  c.train.overlap.tp = TpOverlap::kCollectiveMatmul;
+  const auto overlapped = run(c.model, c.par, c.train, fast);
+  expect_exact_partition(overlapped);
+  // Nearly free communication: both take the compute time and the two tiny collectives apart.
+  EXPECT_NEAR(double(overlapped.step_ps), double(blocking.step_ps), 1e-4 * double(blocking.step_ps));
+  EXPECT_EQ(compute(blocking.stages[0]), compute(overlapped.stages[0]));
+}
+
+TEST(CollectiveMatmul, IsTheDefaultOnXlaAndNotOnMegatron) {
+  hardware::ChipSpec tpu = chip();
+  tpu.stack = hardware::SoftwareStack::kXla;
+  EXPECT_EQ(parallelism::default_overlap(tpu).tp, TpOverlap::kCollectiveMatmul);
+  EXPECT_EQ(parallelism::default_overlap(chip()).tp, TpOverlap::kNone);
+  EXPECT_FALSE(parallelism::default_overlap(tpu).param_gather);
+  EXPECT_EQ(parallelism::default_overlap(tpu).fsdp_prefetch, 1);
+}
+
+TEST(ParamGatherOverlap, HidesTheZero1GatherBehindTheNextForward) {
+  // ZeRO-1 ends the step with an all-gather of the stage's weights, T(P). Overlapped, the
+  // gathers run from the step's start, one per layer in the order the forward needs them: the
+  // embedding waits for its own, T(P_e); the first layer for the rest of its gather after the
+  // embedding's forward E, max(0, T(P_l) − E); every later gather is shorter than the layer
+  // computing meanwhile, so hidden. The step shrinks by T(P) − T(P_e) − max(0, T(P_l) − E).
+  // α = 0: T is linear in bytes (to a picosecond per transfer).
+  ClosedFormComm comm(0, 200e9);
+  const auto model = uniform_model(4);
+  ParallelSpec par;
+  par.dp = 2;
+  par.zero = 1;
+  TrainingSpec t;
+  t.global_batch = 2 * 2;
+  const auto at_end = run(model, par, t, comm);
+  t.overlap.param_gather = true;
+  const auto early = run(model, par, t, comm);
+  expect_exact_partition(early);
+
+  const double bytes = 2;  // bf16 comm
+  const auto count = workload::count_params(model);
+  const SimTime all = comm.cost(parallelism::stage_param_count(model, par, 0) * bytes);
+  const SimTime embedding = comm.cost((count.embedding + count.position) * bytes);
+  const SimTime layer = comm.cost(count.per_layer * bytes);
+  const auto slicing = parallelism::slicing_of(par, t);
+  SimTime e = 0, f = 0;
+  for (const auto& s : parallelism::time_segments(workload::edge_layers(model, slicing).embedding_forward, chip(),
+                                                  t.precision)) {
+    e += s.duration_ps;
+  }
+  for (const auto& s : parallelism::time_segments(workload::transformer_layer(model, slicing).forward, chip(),
+                                                  t.precision)) {
+    f += s.duration_ps;
+  }
+  ASSERT_LT(layer, f);  // the premise: a layer's gather hides behind a layer's forward
+  const SimTime expected = all - embedding - std::max<SimTime>(0, layer - e);
+  EXPECT_NEAR(double(at_end.step_ps - early.step_ps), double(expected), 8.0);
+  EXPECT_LT(category(early.stages[0], TimeCategory::kCommDp), category(at_end.stages[0], TimeCategory::kCommDp));
+}
+
+TEST(FsdpPrefetch, ZeroExposesEveryGatherAndDeeperPrefetchHoldsMoreLayers) {
+  // Prefetch 0: a layer's gather starts when the layer before has finished, and the layer
+  // waits for all of it, so every gather is exposed: comm.dp ≥ the sum of the gathers.
+  ClosedFormComm comm(1'000'000, 100e9);
+  const auto model = uniform_model(6);
+  ParallelSpec par;
+  par.dp = 4;
+  par.zero = 3;
+  TrainingSpec t;
+  t.global_batch = 4;  // one microbatch
+  t.overlap.fsdp_prefetch = 0;
+  const auto none = run(model, par, t, comm);
+  const auto plan = parallelism::build_step(model, chip(), par, t);
+  SimTime gathers = 0;
+  for (const auto& task : plan.stages[0].tasks) {
+    if (task.stream == parallelism::Stream::kDpGather) gathers += comm.cost(task.bytes);
+  }
+  EXPECT_GE(category(none.stages[0], TimeCategory::kCommDp), gathers);
+  t.overlap.fsdp_prefetch = 1;
+  const auto one = run(model, par, t, comm);
+  EXPECT_LT(one.step_ps, none.step_ps);
+  expect_exact_partition(one);
+  // Memory: the layer computing and `prefetch` more, each a layer's bf16 parameters (÷ tp).
+  const double layer_bytes = workload::count_params(model).per_layer * 2;
+  const auto mem_one = memory::stage_memory(model, chip(), par, t);
+  t.overlap.fsdp_prefetch = 3;
+  const auto mem_three = memory::stage_memory(model, chip(), par, t);
+  EXPECT_DOUBLE_EQ(mem_three[0].temporary - mem_one[0].temporary, 2 * layer_bytes);
+}
+
+}  // namespace
+}  // namespace podsim
