@@ -89,6 +89,7 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
 }  // namespace
 
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
+  if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
   r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "dp_bucket",
                 "overlap", "input"});
   parallelism::TrainingSpec t;
