@@ -175,10 +175,8 @@ class StageBuilder {
   void gather_into_matmul(const Segment& gather, const Segment& matmul, ComputeCategory category,
                           const std::vector<std::uint32_t>& deps) {
     const int k = c_.parallel.tp;
-    // It gathers what the compute before it wrote.
-    std::vector<std::uint32_t> before = deps;
-    before.push_back(last_);
-    const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, gather.op, category), before);
+    // It gathers what the compute before it wrote (the matmul alone needs `deps`, e.g. its weights).
+    const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, gather.op, category), {last_});
     p_.add(compute(matmul, category, 0, k - 1, k), deps);
     last_ = p_.add(compute(matmul, category, k - 1, 1, k), {comm});
   }
