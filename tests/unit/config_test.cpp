@@ -255,5 +255,29 @@ TEST_F(ConfigFiles, EveryFileReadIsRecordedWithItsDigestEvenWhenRefused) {
   EXPECT_EQ(read[0].sha256, sha256_hex(scenario));
 }
 
+TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  auto scenario = [&](const std::string& hardware, const std::string& topology, const std::string& training) {
+    return "schema_version: 1\nmodel: " + (root / "configs/models/gpt-1.7b.yaml").string() + "\nhardware: " +
+           (root / "configs/hardware" / hardware).string() + "\ntopology: " + (root / "topologies" / topology).string() +
+           "\nparallelism: { tp: 4 }\ntraining: { global_batch: 64" + training + " }\n";
+  };
+  write("tpu.yaml", scenario("tpu-v4.yaml", "tpu-v4-4x4x4.yaml", ""));
+  EXPECT_EQ(load_scenario("tpu.yaml").scenario.training.overlap.tp, parallelism::TpOverlap::kCollectiveMatmul);
+  write("gpu.yaml", scenario("a100-80gb.yaml", "a100-dgx-8x8.yaml", ""));
+  const auto gpu = load_scenario("gpu.yaml").scenario.training.overlap;
+  EXPECT_EQ(gpu.tp, parallelism::TpOverlap::kNone);
+  EXPECT_FALSE(gpu.param_gather);
+  EXPECT_EQ(gpu.fsdp_prefetch, 1);
+  EXPECT_TRUE(gpu.dp_reduce);
+  write("set.yaml", scenario("tpu-v4.yaml", "tpu-v4-4x4x4.yaml",
+                             ", overlap: { tp: none, param_gather: true, fsdp_prefetch: 3, dp_reduce: false }"));
+  const auto set = load_scenario("set.yaml").scenario.training.overlap;
+  EXPECT_EQ(set.tp, parallelism::TpOverlap::kNone);
+  EXPECT_TRUE(set.param_gather);
+  EXPECT_EQ(set.fsdp_prefetch, 3);
+  EXPECT_FALSE(set.dp_reduce);
+}
+
 }  // namespace
 }  // namespace podsim::config
