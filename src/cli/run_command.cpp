@@ -30,7 +30,9 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   // Contention-aware simulations big enough to gain (network.min_partitioned_transfers) are
   // split over the MPI processes.
   partition::MpiExecutor executor(*invocation.world);
-  const runtime::StepReport report = runtime::simulate_step(loaded.scenario, executor, !options.trace_file.empty());
+  const runtime::StepReport report = runtime::simulate_step(
+      loaded.scenario, executor,
+      options.trace_file.empty() ? runtime::Recording::kCriticalPath : runtime::Recording::kTimeline);
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};

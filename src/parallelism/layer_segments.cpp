@@ -42,43 +42,64 @@ std::pair<std::size_t, std::size_t> partner_run(const std::vector<workload::Work
 
 }  // namespace
 
+SegmentShape segment_shape(const std::vector<workload::WorkItem>& items, TpOverlap overlap) {
+  // Under collective matmul each collective's partner GEMMs start a run of their own and end it.
+  SegmentShape shape;
+  shape.partner.assign(items.size(), Partner::kNone);
+  shape.starts_run.assign(items.size() + 1, false);
+  if (overlap != TpOverlap::kCollectiveMatmul) return shape;
+  std::vector<bool> claimed(items.size(), false);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].sync == workload::TpSync::kNone) continue;
+    const Partner side = items[i].sync == workload::TpSync::kAllGather ? Partner::kNext : Partner::kPrevious;
+    const auto [begin, end] = partner_run(items, i, side);
+    // Nothing to overlap with (e.g. the embedding's reduction), or GEMMs another collective took.
+    const auto first = claimed.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto last = claimed.begin() + static_cast<std::ptrdiff_t>(end);
+    if (begin == end || std::any_of(first, last, [](bool c) { return c; })) continue;
+    std::fill(first, last, true);
+    shape.partner[i] = side;
+    shape.starts_run[begin] = true;
+    shape.starts_run[end] = true;
+  }
+  return shape;
+}
+
+double task_count(const std::vector<workload::WorkItem>& items, TpOverlap overlap) {
+  const SegmentShape shape = segment_shape(items, overlap);
+  double n = 0;
+  bool in_run = false;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i].sync != workload::TpSync::kNone) {
+      // A collective with its partner: the partner's run split in two, and (reduce-scatter or
+      // all-reduce) a wait or all-gather after it.
+      n += shape.partner[i] == Partner::kNone ? 1 : shape.partner[i] == Partner::kNext ? 2 : 3;
+      in_run = false;
+    } else if (!in_run || shape.starts_run[i]) {
+      n += 1;
+      in_run = true;
+    }
+  }
+  return n;
+}
+
 std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items, const hardware::ChipSpec& chip,
                                    const Precision& precision, TpOverlap overlap) {
   const hardware::DType other = activation_dtype(precision);
   const hardware::DType attention = attention_dtype(precision);
-  // Under collective matmul each collective's partner GEMMs start a run of their own and end it.
-  std::vector<Partner> partner(items.size(), Partner::kNone);
-  std::vector<bool> starts_run(items.size() + 1, false);
-  std::vector<bool> claimed(items.size(), false);
-  if (overlap == TpOverlap::kCollectiveMatmul) {
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      if (items[i].sync == workload::TpSync::kNone) continue;
-      const Partner side = items[i].sync == workload::TpSync::kAllGather ? Partner::kNext : Partner::kPrevious;
-      const auto [begin, end] = partner_run(items, i, side);
-      // Nothing to overlap with (e.g. the embedding's reduction), or GEMMs another collective took.
-      if (begin == end || std::any_of(claimed.begin() + static_cast<std::ptrdiff_t>(begin),
-                                      claimed.begin() + static_cast<std::ptrdiff_t>(end), [](bool c) { return c; })) {
-        continue;
-      }
-      std::fill(claimed.begin() + static_cast<std::ptrdiff_t>(begin), claimed.begin() + static_cast<std::ptrdiff_t>(end),
-                true);
-      partner[i] = side;
-      starts_run[begin] = true;
-      starts_run[end] = true;
-    }
-  }
+  const SegmentShape shape = segment_shape(items, overlap);
   std::vector<Segment> out;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& item = items[i];
     if (item.sync != workload::TpSync::kNone) {
-      out.push_back(Segment{true, op_of(item.sync), partner[i]});
+      out.push_back(Segment{true, op_of(item.sync), shape.partner[i]});
       continue;
     }
     const hardware::DType dtype = item.math == workload::MathClass::kLinear      ? precision.compute
                                   : item.math == workload::MathClass::kAttention ? attention
                                                                                  : other;
     const hardware::OpTime t = hardware::op_time(chip, dtype, item.cost);
-    if (out.empty() || out.back().collective || starts_run[i]) out.push_back(Segment{});
+    if (out.empty() || out.back().collective || shape.starts_run[i]) out.push_back(Segment{});
     // Each op is at most kMaxStepPs (from_seconds checks), so one addition cannot overflow.
     out.back().duration_ps += t.time_ps;
     if (out.back().duration_ps > kMaxStepPs) {

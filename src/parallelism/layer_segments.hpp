@@ -27,6 +27,21 @@ struct Segment {
   double padded_flops = 0;
 };
 
+/// Where `items` split into runs under `overlap`: each collective's partner (none without
+/// collective matmul) and the items that start a new run (a partner's first and the one after
+/// its last).
+struct SegmentShape {
+  std::vector<Partner> partner;  ///< per item (collectives only)
+  std::vector<bool> starts_run;  ///< per item, plus one past the end
+};
+SegmentShape segment_shape(const std::vector<workload::WorkItem>& items, TpOverlap overlap);
+
+/// Tasks the program builder makes of `items` (for the work estimate): one per compute run and
+/// per collective, and under collective matmul one more per all-gather with a partner (its
+/// matmul in two slices) and two more per reduction with one (two slices and the wait or the
+/// all-gather that follows).
+double task_count(const std::vector<workload::WorkItem>& items, TpOverlap overlap);
+
 /// Times each op of `items` on `chip` in the dtype of its class (linear GEMMs in
 /// precision.compute, the attention core in attention_dtype, the rest in activation_dtype)
 /// and merges consecutive ops into one run; every tensor-parallel sync becomes a collective

@@ -106,6 +106,7 @@ class StageBuilder {
   StageProgram build() {
     const auto order = stage_schedule(c_.parallel.schedule, c_.parallel.pp, c_.parallel.virtual_stages,
                                       c_.microbatches, stage_);
+    reserve(order.size());
     final_backward_.assign(static_cast<std::size_t>(c_.parallel.virtual_stages), -1);
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (!order[i].forward) final_backward_[static_cast<std::size_t>(order[i].chunk)] = static_cast<int>(i);
@@ -122,6 +123,20 @@ class StageBuilder {
   }
 
  private:
+  /// Room for the program of `actions` forward and backward passes, so a large step is built
+  /// without regrowing its arrays (each segment is one to four tasks; ZeRO-3 adds a gather).
+  void reserve(std::size_t actions) {
+    int layers = 0;
+    for (int chunk = 0; chunk < c_.parallel.virtual_stages; ++chunk) {
+      layers = std::max(layers, c_.vs_layers[static_cast<std::size_t>(virtual_stage(chunk))]);
+    }
+    const std::size_t per_layer =
+        c_.layer_forward.size() + c_.layer_backward.size() + c_.layer_recompute.size() + (zero3() ? 3 : 0);
+    const std::size_t tasks = actions * (static_cast<std::size_t>(layers) * per_layer + 8) + 64;
+    p_.tasks.reserve(tasks);
+    p_.deps.reserve(tasks);
+  }
+
   int virtual_stage(int chunk) const { return chunk * c_.parallel.pp + stage_; }
   int stage_of(int virtual_stage) const { return virtual_stage % c_.parallel.pp; }
   bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }

@@ -2,7 +2,7 @@
 
 namespace podsim::parallelism {
 
-std::uint32_t StageProgram::add(Task task, const std::vector<std::uint32_t>& wait_for) {
+std::uint32_t StageProgram::add(Task task, std::span<const std::uint32_t> wait_for) {
   task.deps_begin = static_cast<std::uint32_t>(deps.size());
   deps.insert(deps.end(), wait_for.begin(), wait_for.end());
   task.deps_end = static_cast<std::uint32_t>(deps.size());

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "parallelism/layer_segments.hpp"
 #include "parallelism/program_builder.hpp"
 #include "util/sim_time.hpp"
 #include "util/units.hpp"
@@ -11,22 +12,6 @@
 namespace podsim::parallelism {
 
 namespace {
-
-/// Compute runs and tensor-parallel collectives `items` becomes (as time_segments merges them).
-double segments(const std::vector<workload::WorkItem>& items) {
-  double n = 0;
-  bool in_run = false;
-  for (const auto& item : items) {
-    if (item.sync != workload::TpSync::kNone) {
-      n += 1;
-      in_run = false;
-    } else if (!in_run) {
-      n += 1;
-      in_run = true;
-    }
-  }
-  return n;
-}
 
 std::string sci(double v) {
   char buf[32];
@@ -43,11 +28,12 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   w.microbatches = std::ceil(training.global_batch / per_step);
   const workload::Slicing slicing = slicing_of(parallel, training);
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);
-  const double recompute = segments(workload::recompute_work(model, layer, training.recompute, slicing));
+  const TpOverlap overlap = training.overlap.tp;
+  const double recompute = task_count(workload::recompute_work(model, layer, training.recompute, slicing), overlap);
   // ZeRO-3 adds a gather per layer and pass and a reduce-scatter per layer's backward.
   const double zero3 = parallel.zero == 3 && parallel.dp > 1 ? 3 : 0;
   w.layers = model.layers;
-  w.ops_per_layer = segments(layer.forward) + segments(layer.backward) + recompute + zero3;
+  w.ops_per_layer = task_count(layer.forward, overlap) + task_count(layer.backward, overlap) + recompute + zero3;
   // Every microbatch crosses every layer once forward and once backward, on some stage;
   // each pass of a virtual stage adds a receive (or input) and a send.
   const double passes = w.microbatches * parallel.pp * parallel.virtual_stages * 2;

@@ -59,7 +59,7 @@ Outcome Outcome::deserialize(const std::vector<char>& bytes) {
 Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity) {
   runtime::Scenario s = apply(base, layout);
   s.network.fidelity = fidelity;
-  const runtime::StepReport report = runtime::simulate_step(s);
+  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals);
   Outcome o;
   o.step_s = report.step_s;
   o.tokens_per_s = report.tokens_per_s;

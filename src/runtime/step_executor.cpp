@@ -23,13 +23,13 @@ constexpr SimTime kNotDone = -1;
 
 class Executor final : public core::EventHandler {
  public:
-  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, bool timeline)
+  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, Recording recording)
       : plan_(plan),
         comm_(comm),
         input_(input),
         stages_(plan.stages.size()),
         sharing_(comm.resources()),
-        recorder_(plan, timeline) {
+        recorder_(plan, recording) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -388,14 +388,15 @@ class Executor final : public core::EventHandler {
 
 }  // namespace
 
-ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, bool timeline) {
-  return Executor(plan, comm, input, timeline).run();
+ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
+                             Recording recording) {
+  return Executor(plan, comm, input, recording).run();
 }
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch) {
   InputPipeline pipeline(input, micro_batch);
-  return execute_step(plan, comm, pipeline, false);
+  return execute_step(plan, comm, pipeline);
 }
 
 }  // namespace podsim::runtime

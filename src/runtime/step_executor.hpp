@@ -50,7 +50,7 @@ struct ExecutionResult {
 /// network::LinkSharing), so a link is never busier than 100 % and communication "hidden"
 /// under compute still slows whatever else crosses its links.
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
-                             bool timeline = false);
+                             Recording recording = Recording::kCriticalPath);
 /// The same with a fresh host pipeline (its buffer full at the start).
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch);

@@ -59,17 +59,22 @@ std::string_view task_operation(const parallelism::Task& t) {
   return "task";
 }
 
-StepRecorder::StepRecorder(const parallelism::StepPlan& plan, bool timeline) : plan_(plan), timeline_(timeline) {
+StepRecorder::StepRecorder(const parallelism::StepPlan& plan, Recording recording)
+    : plan_(plan), timeline_(recording == Recording::kTimeline), path_(recording != Recording::kTotals) {
+  if (!path_) return;
   tasks_.resize(plan.stages.size());
   for (std::size_t s = 0; s < plan.stages.size(); ++s) tasks_[s].resize(plan.stages[s].tasks.size());
 }
 
 void StepRecorder::started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause) {
+  if (!path_) return;
   tasks_[stage][task].start = at;
   tasks_[stage][task].cause = cause;
 }
 
-void StepRecorder::finished(std::size_t stage, std::uint32_t task, SimTime at) { tasks_[stage][task].finish = at; }
+void StepRecorder::finished(std::size_t stage, std::uint32_t task, SimTime at) {
+  if (path_) tasks_[stage][task].finish = at;
+}
 
 void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from,
                                   SimTime to) {

@@ -56,10 +56,17 @@ struct PathSegment {
   SimTime end_ps = 0;
 };
 
+/// What a step keeps beyond its totals (the time categories, FLOPs, bytes).
+enum class Recording : std::uint8_t {
+  kTotals,        ///< nothing more (sweeps, the planner, validation: many steps, read as totals)
+  kCriticalPath,  ///< each task's start, finish and cause, for the critical path
+  kTimeline,      ///< that and every interval of every stream (`podsim run --trace`)
+};
+
 class StepRecorder {
  public:
-  /// `timeline`: keep every span (memory grows with the step); the critical path is always kept.
-  StepRecorder(const parallelism::StepPlan& plan, bool timeline);
+  /// Keeps what `recording` asks for; memory grows with the step's tasks unless kTotals.
+  StepRecorder(const parallelism::StepPlan& plan, Recording recording);
 
   void started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause);
   void finished(std::size_t stage, std::uint32_t task, SimTime at);
@@ -69,7 +76,8 @@ class StepRecorder {
   void side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
                    SimTime from, SimTime to);
 
-  /// The path back from the task that finished last (the lowest stage on a tie).
+  /// The path back from the task that finished last (the lowest stage on a tie); empty under
+  /// Recording::kTotals.
   std::vector<PathSegment> critical_path() const;
   std::vector<Span> take_timeline() { return std::move(spans_); }
 
@@ -81,6 +89,7 @@ class StepRecorder {
   };
   const parallelism::StepPlan& plan_;
   bool timeline_;
+  bool path_;
   std::vector<std::vector<TaskRecord>> tasks_;  // per stage, per task
   std::vector<Span> spans_;
 };

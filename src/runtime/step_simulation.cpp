@@ -21,16 +21,12 @@ bool StepReport::fits() const {
   return true;
 }
 
-StepReport simulate_step(const Scenario& s) {
+StepReport simulate_step(const Scenario& s, Recording recording) {
   collectives::SequentialExecutor here;
-  return simulate_step(s, here);
+  return simulate_step(s, here, recording);
 }
 
-StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor) {
-  return simulate_step(s, executor, false);
-}
-
-StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, bool timeline) {
+StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording) {
   const auto& eff = s.chip.efficiency;
   const topology::Topology topo(topology::with_link_efficiency(s.topology, eff.ici, eff.dcn));
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
@@ -50,7 +46,7 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   for (int attempt = 0; attempt < kInputSteadyStateRuns; ++attempt) {
     InputPipeline input(s.training.input, s.training.micro_batch, carried);
     comm.reset_uses();
-    r.execution = execute_step(plan, comm, input, timeline);
+    r.execution = execute_step(plan, comm, input, recording);
     if (!input.limits()) break;
     std::vector<SimTime> next = input.carry_over(r.execution.step_ps, plan.microbatches);
     if (attempt == 0 && input.host_ps(plan.microbatches) >= r.execution.step_ps) next = input.behind();

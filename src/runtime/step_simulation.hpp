@@ -39,11 +39,11 @@ struct StepReport {
 /// Validates the layout, builds the stage programs, simulates the step on the scenario's
 /// network and computes the metrics. Throws parallelism::LayoutError / InputError for a
 /// layout that cannot run, SimulationError if the simulation fails.
-StepReport simulate_step(const Scenario& scenario);
+/// `recording` says what report.execution keeps beyond the totals: the critical path, and
+/// the timeline (every interval of every stream, for `podsim run --trace`).
+StepReport simulate_step(const Scenario& scenario, Recording recording = Recording::kCriticalPath);
 /// The same, with the contention-aware network's simulations run by `executor`.
-StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor);
-/// The same, keeping every interval of every stream in report.execution.timeline when
-/// `timeline` (for `podsim run --trace`; memory grows with the step's tasks).
-StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor, bool timeline);
+StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
+                         Recording recording = Recording::kCriticalPath);
 
 }  // namespace podsim::runtime

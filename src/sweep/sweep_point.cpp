@@ -120,7 +120,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   if (const auto why = memory::does_not_fit(memory)) {
     return infeasible(index, "does not fit in memory: " + *why, sweep, derived);
   }
-  const runtime::StepReport report = runtime::simulate_step(s);
+  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals);
   const output::Table summary = output::summary_table(s, report, output::RunLabels{loaded.name, s.topology.name});
 
   PointResult p;

@@ -108,7 +108,7 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
     r.capacity_bytes = mem.front().capacity;
     return;
   }
-  const runtime::StepReport step = runtime::simulate_step(s);
+  const runtime::StepReport step = runtime::simulate_step(s, runtime::Recording::kTotals);
   r.predicted = predict_training(c.metric, s, step);
   r.fits = step.fits();
   std::size_t fullest = 0;

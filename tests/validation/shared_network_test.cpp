@@ -192,7 +192,7 @@ TEST(Timeline, EachStagesComputeStreamTilesTheStepAndSumsToItsBreakdown) {
                            "dp-gpt-1.7b-a100.yaml", "multislice-llama2-7b-tpu-v5e.yaml"}) {
     for (const char* network : {"analytical", "contention"}) {
       collectives::SequentialExecutor here;
-      const auto r = runtime::simulate_step(example(name, {std::string("network.model=") + network}), here, true);
+      const auto r = runtime::simulate_step(example(name, {std::string("network.model=") + network}), here, runtime::Recording::kTimeline);
       const auto& ex = r.execution;
       for (std::uint32_t st = 0; st < ex.stages.size(); ++st) {
         std::vector<runtime::Span> compute;

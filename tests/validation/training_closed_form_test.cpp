@@ -261,23 +261,27 @@ TEST(WorkEstimate, CountsTheTasksTheBuilderMakes) {
     for (int zero : {1, 3}) {
       for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
         for (int tp : {1, 4}) {
-          ParallelSpec p;
-          p.dp = 2;
-          p.tp = tp;
-          p.pp = pp;
-          p.zero = zero;
-          p.sequence_parallel = tp > 1;
-          p.schedule = pp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB;
-          p.virtual_stages = pp > 1 ? 2 : 1;
-          TrainingSpec t;
-          t.global_batch = 64;
-          t.recompute = r;
-          const auto plan = parallelism::build_step(m, chip(), p, t);
-          double tasks = 0;
-          for (const auto& stage : plan.stages) tasks += static_cast<double>(stage.tasks.size());
-          const double estimate = parallelism::estimate_work(m, p, t).tasks;
-          EXPECT_NEAR(estimate / tasks, 1.0, 0.10) << "pp " << pp << " zero " << zero << " tp " << tp << " recompute "
-                                                   << parallelism::recompute_name(r) << ": " << estimate << " vs " << tasks;
+          for (auto overlap : parallelism::kTpOverlaps) {
+            ParallelSpec p;
+            p.dp = 2;
+            p.tp = tp;
+            p.pp = pp;
+            p.zero = zero;
+            p.sequence_parallel = tp > 1;
+            p.schedule = pp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB;
+            p.virtual_stages = pp > 1 ? 2 : 1;
+            TrainingSpec t;
+            t.global_batch = 64;
+            t.recompute = r;
+            t.overlap.tp = overlap;
+            const auto plan = parallelism::build_step(m, chip(), p, t);
+            double tasks = 0;
+            for (const auto& stage : plan.stages) tasks += static_cast<double>(stage.tasks.size());
+            const double estimate = parallelism::estimate_work(m, p, t).tasks;
+            EXPECT_NEAR(estimate / tasks, 1.0, 0.10)
+                << "pp " << pp << " zero " << zero << " tp " << tp << " recompute " << parallelism::recompute_name(r)
+                << " overlap " << parallelism::tp_overlap_name(overlap) << ": " << estimate << " vs " << tasks;
+          }
         }
       }
     }
