@@ -1,7 +1,6 @@
 #include "parallelism/layer_segments.hpp"
 
 #include <algorithm>
-#include <string_view>
 #include <utility>
 
 #include "hardware/compute_model.hpp"
@@ -22,9 +21,7 @@ CommOp op_of(workload::TpSync sync) {
 }
 /// A linear GEMM, or the fp8 cast of its input that Transformer Engine runs right before it.
 bool gemm_part(const workload::WorkItem& item) {
-  constexpr std::string_view kCast = ".fp8_cast";
-  return item.math == workload::MathClass::kLinear ||
-         (item.name.size() > kCast.size() && item.name.ends_with(kCast));
+  return item.math == workload::MathClass::kLinear || item.math == workload::MathClass::kGemmCast;
 }
 
 /// The items [begin, end) of the GEMMs next to collective `i` on the side `partner` names.

@@ -155,7 +155,7 @@ void add_fp8_casts(LayerWork& w, const Slicing& s) {
       if (gemm_input) {
         WorkItem cast = it;  // same op and tensors: a recompute that re-runs the GEMM re-runs its cast
         cast.name = it.name + ".fp8_cast";
-        cast.math = MathClass::kOther;
+        cast.math = MathClass::kGemmCast;
         cast.cost = OpCost{0, 0, 0, 0, it.cost.m * it.cost.k * bytes_per_value};
         out.push_back(cast);
       }

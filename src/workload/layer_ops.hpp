@@ -30,6 +30,8 @@ enum class MathClass : std::uint8_t {
   kLinear,     ///< a linear layer's GEMM (QKV, output projection, MLP up/gate/down)
   kAttention,  ///< the attention core's batched matmuls
   kOther,      ///< element-wise ops, embedding, the output head
+  kGemmCast,   ///< the fp8 cast of a linear GEMM's operand, run right before it (element-wise,
+               ///< in the activations dtype like kOther)
 };
 
 /// Tensor-parallel communication between ops (Megatron layout): kAllReduce without sequence
