@@ -1,6 +1,7 @@
 #include "output/chrome_trace.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
 #include "output/json_writer.hpp"
@@ -12,24 +13,11 @@ namespace {
 
 constexpr int kPathThread = parallelism::kStreams;  // after the streams
 
-std::string_view stream_name(int stream) {
-  switch (static_cast<parallelism::Stream>(stream)) {
-    case parallelism::Stream::kCompute:
-      return "compute";
-    case parallelism::Stream::kDpReduce:
-      return "dp reduce";
-    case parallelism::Stream::kDpGather:
-      return "dp gather";
-    case parallelism::Stream::kPpForward:
-      return "pp forward";
-    case parallelism::Stream::kPpBackward:
-      return "pp backward";
-    case parallelism::Stream::kTp:
-      return "tp comm";
-    default:
-      return "other comm";
-  }
-}
+// Thread names, in parallelism::Stream order (one per stream: a new stream needs its name here).
+using namespace std::string_view_literals;
+constexpr std::array kStreamNames{"compute"sv,     "dp reduce"sv,  "dp gather"sv, "pp forward"sv,
+                                  "pp backward"sv, "other comm"sv, "tp comm"sv};
+static_assert(kStreamNames.size() == parallelism::kStreams, "one name per parallelism::Stream");
 
 double micros(SimTime ps) { return static_cast<double>(ps) / 1e6; }
 
@@ -96,7 +84,9 @@ std::string chrome_trace(const runtime::StepReport& report, const TraceOptions& 
     const int pid = stage.stage;
     metadata(j, "process_name", pid, 0,
              "stage " + std::to_string(stage.stage) + " (one chip of " + std::to_string(stage.multiplicity) + ")");
-    for (int t = 0; t < parallelism::kStreams; ++t) metadata(j, "thread_name", pid, t, stream_name(t));
+    for (int t = 0; t < parallelism::kStreams; ++t) {
+      metadata(j, "thread_name", pid, t, kStreamNames[static_cast<std::size_t>(t)]);
+    }
     metadata(j, "thread_name", pid, kPathThread, "critical path");
   }
   for (const auto* s : spans) {

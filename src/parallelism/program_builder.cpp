@@ -6,6 +6,7 @@
 #include "parallelism/program_builder.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "hardware/compute_model.hpp"
 #include "parallelism/layer_segments.hpp"
@@ -140,11 +141,13 @@ class StageBuilder {
   int virtual_stage(int chunk) const { return chunk * c_.parallel.pp + stage_; }
   int stage_of(int virtual_stage) const { return virtual_stage % c_.parallel.pp; }
   bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }
+  /// ZeRO-1/2 with data parallelism: the optimizer state is sharded and the updated weights gathered.
+  bool zero12() const { return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1; }
 
   /// Appends a segment list; the first task waits for `first_deps`. Returns the last task.
   std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
-                    const std::vector<std::uint32_t>& first_deps = {}) {
-    std::vector<std::uint32_t> deps = first_deps;
+                    std::span<const std::uint32_t> first_deps = {}) {
+    std::span<const std::uint32_t> deps = first_deps;
     for (std::size_t i = 0; i < segments.size(); ++i) {
       const Segment& s = segments[i];
       if (s.collective && s.partner == Partner::kNext && i + 1 < segments.size()) {
@@ -158,7 +161,7 @@ class StageBuilder {
       } else {
         last_ = p_.add(compute(s, category), deps);
       }
-      deps.clear();
+      deps = {};
     }
     return last_;
   }
@@ -188,7 +191,7 @@ class StageBuilder {
   // collective, the last one after both. The collective runs on the tp stream and shares links
   // with everything else in flight.
   void gather_into_matmul(const Segment& gather, const Segment& matmul, ComputeCategory category,
-                          const std::vector<std::uint32_t>& deps) {
+                          std::span<const std::uint32_t> deps) {
     const int k = c_.parallel.tp;
     // It gathers what the compute before it wrote (the matmul alone needs `deps`, e.g. its weights).
     const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, gather.op, category), {last_});
@@ -200,7 +203,7 @@ class StageBuilder {
   // collective (M/k + max((k-1)/k·M, T)); what follows reads the reduced result, so it waits.
   // An all-reduce is a reduce-scatter overlapped this way plus an all-gather that stays exposed.
   void matmul_into_reduction(const Segment& matmul, const Segment& reduction, ComputeCategory category,
-                             const std::vector<std::uint32_t>& deps) {
+                             std::span<const std::uint32_t> deps) {
     const int k = c_.parallel.tp;
     const std::uint32_t first = p_.add(compute(matmul, category, 0, 1, k), deps);
     const std::uint32_t comm = p_.add(tp_collective(Stream::kTp, CommOp::kReduceScatter, category), {first});
@@ -230,12 +233,8 @@ class StageBuilder {
   /// this step's forward in the order the layers first need them (Megatron-LM's
   /// --overlap-param-gather). Returns the gather the layer's first forward waits for.
   std::vector<std::uint32_t> early_gather(double params, bool first_use) {
-    if (!first_use || !early_param_gather()) return {};
+    if (!first_use || !zero12() || !c_.training.overlap.param_gather) return {};
     return {p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes))};
-  }
-
-  bool early_param_gather() const {
-    return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1 && c_.training.overlap.param_gather;
   }
 
   void note_gathered_compute() {
@@ -371,7 +370,7 @@ class StageBuilder {
     opt.duration_ps = hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
     last_ = p_.add(opt);
 
-    if ((c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1 && !early_param_gather()) {
+    if (zero12() && !c_.training.overlap.param_gather) {
       // Every replica gathers the updated weights it did not update itself.
       const std::uint32_t gather =
           p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes), {last_});

@@ -59,9 +59,6 @@ struct StageProgram {
 
   /// Appends a task that waits for `wait_for` (task indices); returns its index.
   std::uint32_t add(Task task, std::span<const std::uint32_t> wait_for);
-  std::uint32_t add(Task task, const std::vector<std::uint32_t>& wait_for) {
-    return add(task, std::span<const std::uint32_t>(wait_for));
-  }
   /// The same for a braced list (`add(t, {a, b})`), without building a vector.
   std::uint32_t add(Task task, std::initializer_list<std::uint32_t> wait_for = {}) {
     return add(task, std::span<const std::uint32_t>(wait_for.begin(), wait_for.size()));

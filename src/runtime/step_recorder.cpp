@@ -60,25 +60,25 @@ std::string_view task_operation(const parallelism::Task& t) {
 }
 
 StepRecorder::StepRecorder(const parallelism::StepPlan& plan, Recording recording)
-    : plan_(plan), timeline_(recording == Recording::kTimeline), path_(recording != Recording::kTotals) {
-  if (!path_) return;
+    : plan_(plan), recording_(recording) {
+  if (!keeps_path()) return;
   tasks_.resize(plan.stages.size());
   for (std::size_t s = 0; s < plan.stages.size(); ++s) tasks_[s].resize(plan.stages[s].tasks.size());
 }
 
 void StepRecorder::started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause) {
-  if (!path_) return;
+  if (!keeps_path()) return;
   tasks_[stage][task].start = at;
   tasks_[stage][task].cause = cause;
 }
 
 void StepRecorder::finished(std::size_t stage, std::uint32_t task, SimTime at) {
-  if (path_) tasks_[stage][task].finish = at;
+  if (keeps_path()) tasks_[stage][task].finish = at;
 }
 
 void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from,
                                   SimTime to) {
-  if (!timeline_ || to <= from) return;
+  if (recording_ != Recording::kTimeline || to <= from) return;
   const std::string_view operation =
       task == kNoTask ? category_name(category) : task_operation(plan_.stages[stage].tasks[task]);
   spans_.push_back(Span{static_cast<std::uint32_t>(stage), parallelism::Stream::kCompute, category, task, operation, from, to});
@@ -86,7 +86,7 @@ void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std:
 
 void StepRecorder::side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
                                SimTime from, SimTime to) {
-  if (!timeline_ || to <= from) return;
+  if (recording_ != Recording::kTimeline || to <= from) return;
   spans_.push_back(Span{static_cast<std::uint32_t>(stage), stream, category, task,
                         task_operation(plan_.stages[stage].tasks[task]), from, to});
 }

@@ -87,9 +87,10 @@ class StepRecorder {
     SimTime finish = -1;
     Cause cause;
   };
+  bool keeps_path() const { return recording_ != Recording::kTotals; }
+
   const parallelism::StepPlan& plan_;
-  bool timeline_;
-  bool path_;
+  Recording recording_;
   std::vector<std::vector<TaskRecord>> tasks_;  // per stage, per task
   std::vector<Span> spans_;
 };
