@@ -115,7 +115,8 @@ LoadedSweep load_sweep(const std::filesystem::path& file) {
   s.file = shown;
   s.dir = file.parent_path();
   s.base = s.dir / r.text("base");
-  if (!std::filesystem::exists(s.base)) r.fail("base", "no scenario file \"" + display_name(s.base) + "\"");
+  std::error_code missing;  // the throwing overload fails on names the OS refuses (too long, …)
+  if (!std::filesystem::exists(s.base, missing)) r.fail("base", "no scenario file \"" + display_name(s.base) + "\"");
   r.set_default("skip_infeasible", "true");
   s.skip_infeasible = r.boolean("skip_infeasible");
 

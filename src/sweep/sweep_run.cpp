@@ -116,7 +116,8 @@ void check_same_inputs(const config::LoadedSweep& sweep, const std::filesystem::
 std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, const std::filesystem::path& file,
                                            const std::string& config_yaml, const std::string& version) {
   std::map<std::uint64_t, PointResult> done;
-  if (!std::filesystem::exists(file)) return done;
+  std::error_code missing;
+  if (!std::filesystem::exists(file, missing)) return done;
   output::StoredFile stored = output::read_hdf5(file, "sweep");
   if (stored.table) check_same_inputs(sweep, file, stored.podsim_version, version);
   if (stored.config_yaml != config_yaml || !stored.table) {
