@@ -18,6 +18,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/topo_command.hpp"
 #include "cli/validate_command.hpp"
+#include "cli/whatif_command.hpp"
 #include "collectives/collective_spec.hpp"
 #include "util/error.hpp"
 #include "util/suggest.hpp"
@@ -63,7 +64,7 @@ int report(const partition::Communicator& world, const char* kind, const std::st
 }
 
 /// The subcommands, for the did-you-mean of a mistyped one.
-const std::vector<std::string> kCommands{"run", "sweep", "plan", "validate", "report", "topo", "collective"};
+const std::vector<std::string> kCommands{"run", "sweep", "plan", "whatif", "validate", "report", "topo", "collective"};
 
 }  // namespace
 
@@ -142,6 +143,21 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                        "Override a key of the base scenario: --set training.flash_attention=true (repeatable)");
   plan_cmd->add_option("--root", plan_opts.root, "Repository root where names are looked up");
 
+  WhatifOptions whatif_opts;
+  CLI::App* whatif_cmd = app.add_subcommand(
+      "whatif", "Which knob buys most? Each hardware and software knob varied alone: elasticity of the step time");
+  whatif_cmd->add_option("scenario", whatif_opts.file, "Scenario file (configs/examples/*.yaml)")->required();
+  whatif_cmd->add_option("--knobs,-k", whatif_opts.knobs,
+                         "Scenario keys to vary, e.g. hardware.peak.bf16,topology.link.bandwidth (default: docs/whatif.md)")
+      ->delimiter(',');
+  whatif_cmd->add_option("--step", whatif_opts.step, "How far each continuous knob moves, down and up")
+      ->capture_default_str();
+  whatif_cmd->add_option("--set", whatif_opts.sets, "Override a key of the scenario first (repeatable)");
+  whatif_cmd->add_option("--output,-o", whatif_opts.output_file,
+                         "Write the /whatif, /sweep and /inputs tables to this HDF5 file (rerunning resumes)");
+  whatif_cmd->add_flag("--json", whatif_opts.json, "Print the result as one JSON object");
+  whatif_cmd->add_flag("--quiet,-q", whatif_opts.quiet, "No progress line on stderr");
+
   ValidateOptions validate_opts;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Compare predictions with published measurements");
   validate_cmd->add_option("--data", validate_opts.data,
@@ -216,6 +232,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
     if (sweep_cmd->parsed()) run_sweep_command(sweep_opts, invocation);
     if (plan_cmd->parsed()) run_plan_command(plan_opts, invocation);
+    if (whatif_cmd->parsed()) run_whatif_command(whatif_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo, invocation);
     if (validate_cmd->parsed()) run_validate(validate_opts, invocation);
     if (coll_cmd->parsed()) run_collective(coll, invocation);

@@ -14,7 +14,7 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
   const config::LoadedSweep sweep = config::load_sweep(options.file);
   const sweep::SweepSummary s = sweep::run_sweep(
       sweep, sweep::SweepOutput{options.output_file, invocation.version, invocation.command_line, !options.quiet,
-                         options.flush_seconds},
+                         options.flush_seconds, {}},
       *invocation.world);
   if (!invocation.prints()) return;
   char line[512];

@@ -41,6 +41,8 @@ struct LoadedSweep {
   std::filesystem::path dir;   ///< the sweep file's directory (values' relative paths)
   std::vector<SweepDimension> dimensions;
   std::vector<DerivedKey> derived;
+  /// Overrides every point starts from, before its swept values (`podsim whatif --set`).
+  std::vector<Override> fixed;
   bool skip_infeasible = true;
   std::string resolved_yaml;
   /// Every file the sweep reads: the sweep, the base scenario and its includes, and every

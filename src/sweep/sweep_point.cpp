@@ -87,7 +87,8 @@ PointResult PointResult::deserialize(std::uint64_t index, const std::vector<char
 }
 
 PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index) {
-  std::vector<config::Override> overrides = sweep.overrides_at(index);
+  std::vector<config::Override> overrides = sweep.fixed;
+  for (auto& o : sweep.overrides_at(index)) overrides.push_back(std::move(o));
   std::vector<std::int64_t> derived(sweep.derived.size(), 0);
   if (!sweep.derived.empty()) {
     // Derived keys are computed from the point's own values (before its layout is checked).

@@ -149,7 +149,8 @@ std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, co
 }  // namespace
 
 std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
-  return sweep.resolved_yaml + "# base scenario, resolved:\n---\n" + config::load_scenario(sweep.base, {}, false).resolved_yaml();
+  return sweep.resolved_yaml + "# base scenario, resolved:\n---\n" +
+         config::load_scenario(sweep.base, sweep.fixed, false).resolved_yaml();
 }
 
 SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out, const partition::Communicator& comm) {
@@ -157,13 +158,15 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
   const std::string config_yaml = sweep_config_yaml(sweep);
   // Process 0 writes: it claims the file (not an input, not being written by another podsim).
   std::unique_ptr<output::OutputClaim> claim;
-  if (comm.root()) {
+  const bool to_file = !out.file.empty();
+  if (comm.root() && to_file) {
     std::vector<std::filesystem::path> inputs;
     for (const auto& input : sweep.inputs) inputs.push_back(input.path);
     claim = std::make_unique<output::OutputClaim>(out.file, inputs);
   }
   // Every process reads the file: the points to do must be the same everywhere.
-  std::map<std::uint64_t, PointResult> results = resume(sweep, out.file, config_yaml, out.podsim_version);
+  std::map<std::uint64_t, PointResult> results;
+  if (to_file) results = resume(sweep, out.file, config_yaml, out.podsim_version);
   SweepSummary summary;
   summary.points = sweep.points();
   summary.resumed = results.size();
@@ -174,7 +177,14 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
 
   const output::FileInfo info{out.podsim_version, out.command_line, config_yaml, 1};
   const output::Table inputs = inputs_table(sweep);
-  auto write = [&] { output::write_hdf5(claim->path(), info, {make_table(sweep, results), inputs}); };
+  auto write = [&] {
+    if (!to_file) return;
+    std::vector<output::Table> tables{make_table(sweep, results), inputs};
+    if (out.extra_tables) {
+      for (auto& t : out.extra_tables(results)) tables.push_back(std::move(t));
+    }
+    output::write_hdf5(claim->path(), info, tables);
+  };
   ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
   const auto flush_every = std::chrono::duration<double>(out.flush_seconds);
@@ -202,6 +212,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
     std::stable_sort(summary.fastest.begin(), summary.fastest.end(),
                      [&](const PointResult& a, const PointResult& b) { return a.reals[step] < b.reals[step]; });
     if (summary.fastest.size() > 5) summary.fastest.resize(5);
+    summary.results = std::move(results);
   }
   summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

@@ -1,9 +1,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "config/sweep_config.hpp"
+#include "output/table.hpp"
 #include "partition/communicator.hpp"
 #include "sweep/sweep_point.hpp"
 
@@ -11,11 +15,13 @@ namespace podsim::sweep {
 
 /// How a sweep reports and where it writes.
 struct SweepOutput {
-  std::filesystem::path file;  ///< HDF5 with the /sweep table (required)
+  std::filesystem::path file;  ///< HDF5 with the /sweep table (empty: none written, nothing resumed)
   std::string podsim_version;
   std::string command_line;
   bool progress = true;  ///< a progress line on stderr (process 0)
   double flush_seconds = 2;  ///< finished rows reach the file at least this often
+  /// More tables for the file, made from the rows finished so far (`podsim whatif`'s /whatif).
+  std::function<std::vector<output::Table>(const std::map<std::uint64_t, PointResult>&)> extra_tables;
 };
 
 /// What a sweep did.
@@ -26,6 +32,7 @@ struct SweepSummary {
   std::uint64_t infeasible = 0;  ///< recorded with a reason, now or before
   double seconds = 0;            ///< wall time of this run
   std::vector<PointResult> fastest;  ///< up to 5 feasible points, shortest step first (process 0)
+  std::map<std::uint64_t, PointResult> results;  ///< every point, by index (process 0)
 };
 
 /// Runs every point of `sweep` not yet in the output file, spread over the processes of

@@ -145,7 +145,7 @@ TEST_F(SweepFiles, ResumesItsOwnFileAndRefusesAnyOther) {
   const partition::Communicator alone(0, 1);
   const fs::path out = dir_ / "out.h5";
   const auto first = config::load_sweep(write("axes: { parallelism.tp: [4, 8] }\nderive: { parallelism.dp: \"chips / tp\" }\n"));
-  const sweep::SweepOutput output{out, "test", "podsim sweep", false, 2};
+  const sweep::SweepOutput output{out, "test", "podsim sweep", false, 2, {}};
   const auto ran = sweep::run_sweep(first, output, alone);
   EXPECT_EQ(ran.points, 2U);
   EXPECT_EQ(ran.resumed, 0U);
@@ -161,7 +161,7 @@ TEST_F(SweepFiles, ResumesItsOwnFileAndRefusesAnyOther) {
   const auto other = config::load_sweep(write("axes: { parallelism.tp: [2, 4] }\nderive: { parallelism.dp: \"chips / tp\" }\n"));
   EXPECT_THROW(sweep::run_sweep(other, output, alone), InputError);
   std::ofstream(dir_ / "junk.h5") << "not hdf5";
-  EXPECT_THROW(sweep::run_sweep(first, sweep::SweepOutput{dir_ / "junk.h5", "test", "podsim sweep", false, 2}, alone),
+  EXPECT_THROW(sweep::run_sweep(first, sweep::SweepOutput{dir_ / "junk.h5", "test", "podsim sweep", false, 2, {}}, alone),
                InputError);
   std::ifstream kept(out, std::ios::binary);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), {}), before);

@@ -1,0 +1,155 @@
+#include "cli/whatif_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "output/json_writer.hpp"
+#include "output/text_table.hpp"
+#include "util/error.hpp"
+#include "whatif/whatif_run.hpp"
+
+namespace podsim::cli {
+
+namespace {
+
+/// "10%", "10 %", "0.1" → 0.1.
+double parse_step(const std::string& text) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  std::string rest(end);
+  rest.erase(0, rest.find_first_not_of(' '));
+  if (end == begin || !std::isfinite(v)) throw InputError("--step: expected a percentage like 10%, got \"" + text + "\"");
+  if (rest == "%") return v / 100;
+  if (rest.empty()) return v;
+  throw InputError("--step: expected a percentage like 10%, got \"" + text + "\"");
+}
+
+std::string signed_percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", 100 * fraction);
+  return buf;
+}
+
+std::string cell(const whatif::Variant& v, double base) {
+  if (!v.tried) return "—";
+  if (!v.feasible) return "cannot run";
+  return signed_percent(v.step_time_s / base - 1);
+}
+
+std::string elasticity_text(double e) {
+  if (std::isnan(e)) return "—";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.3f", std::abs(e) < 5e-4 ? 0.0 : e);
+  return buf;
+}
+
+void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "podsim whatif %s · each knob alone, ±%g %% (whole-number knobs halved and doubled)\nbase: %.4f s/step\n\n",
+                options.file.c_str(), 100 * step, r.base_step_time_s);
+  std::cout << line;
+  output::TextTable t({"knob", "base", "lower", "step", "higher", "step", "elasticity"});
+  t.set_align(0, output::Align::kLeft);
+  t.set_align(1, output::Align::kLeft);
+  t.set_align(2, output::Align::kLeft);
+  t.set_align(4, output::Align::kLeft);
+  std::string notes;
+  for (const auto& k : r.knobs) {
+    t.add_row({k.knob.key, k.knob.base, k.low.tried ? k.low.value : "—", cell(k.low, r.base_step_time_s), k.high.value,
+               cell(k.high, r.base_step_time_s), elasticity_text(k.elasticity)});
+    for (const whatif::Variant* v : {&k.low, &k.high}) {
+      if (v->tried && !v->feasible) notes += "  " + k.knob.key + " = " + v->value + ": " + v->reason + "\n";
+    }
+  }
+  std::cout << t.render();
+  std::cout << "(step: the change of the step time; elasticity: % step time per % knob, d ln step / d ln value)\n";
+  if (!notes.empty()) std::cout << "variants that cannot run:\n" << notes;
+  // Which knob buys most: the largest shortening one step of one knob gives.
+  std::vector<const whatif::KnobOutcome*> gains;
+  for (const auto& k : r.knobs) {
+    if (k.gain >= 5e-4) gains.push_back(&k);  // at least 0.05 %: not rounding noise
+  }
+  std::stable_sort(gains.begin(), gains.end(), [](const auto* a, const auto* b) { return a->gain > b->gain; });
+  if (gains.empty()) {
+    std::cout << "\nwhich knob buys most: none of these variants shortens the step\n";
+    return;
+  }
+  std::cout << "\nwhich knob buys most (the step's shortening from one knob alone):\n";
+  for (std::size_t i = 0; i < gains.size() && i < 5; ++i) {
+    const auto& k = *gains[i];
+    const auto& v = k.gain_from_high ? k.high : k.low;
+    std::snprintf(line, sizeof line, "  %zu. %s %s → %s: %.4f s/step (%s)\n", i + 1, k.knob.key.c_str(),
+                  k.knob.base.c_str(), v.value.c_str(), v.step_time_s, signed_percent(-k.gain).c_str());
+    std::cout << line;
+  }
+}
+
+void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
+  output::JsonWriter j(2);
+  j.begin_object();
+  j.key("scenario");
+  j.value(options.file);
+  j.key("step");
+  j.value(step);
+  j.key("base_step_time_s");
+  j.value(r.base_step_time_s);
+  j.key("knobs");
+  j.begin_array();
+  for (const auto& k : r.knobs) {
+    j.begin_object();
+    j.key("knob");
+    j.value(k.knob.key);
+    j.key("base_value");
+    j.value(k.knob.base);
+    j.key("elasticity");
+    j.value(k.elasticity);
+    j.key("gain");
+    j.value(k.gain);
+    j.key("variants");
+    j.begin_array();
+    for (const whatif::Variant* v : {&k.low, &k.high}) {
+      if (!v->tried) continue;
+      j.begin_object();
+      j.key("value");
+      j.value(v->value);
+      j.key("change_percent");
+      j.value(100 * (v->ratio - 1));
+      j.key("feasible");
+      j.value(v->feasible);
+      j.key("reason");
+      j.value(v->reason);
+      j.key("step_time_s");
+      j.value(v->feasible ? v->step_time_s : std::nan(""));
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  std::cout << j.str() << "\n";
+}
+
+}  // namespace
+
+void run_whatif_command(const WhatifOptions& options, const Invocation& invocation) {
+  whatif::WhatifRequest request;
+  request.scenario = options.file;
+  request.sets = config::parse_overrides(options.sets);
+  request.knobs = options.knobs;
+  request.step = parse_step(options.step);
+  sweep::SweepOutput output{options.output_file, invocation.version, invocation.command_line, !options.quiet, 2, {}};
+  const whatif::WhatifResult r = whatif::run_whatif(request, output, *invocation.world);
+  if (!invocation.prints()) return;
+  if (options.json) {
+    print_json(r, options, request.step);
+  } else {
+    print_text(r, options, request.step);
+  }
+}
+
+}  // namespace podsim::cli

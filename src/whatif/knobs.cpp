@@ -1,0 +1,125 @@
+#include "whatif/knobs.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "util/error.hpp"
+#include "util/suggest.hpp"
+#include "util/units.hpp"
+
+namespace podsim::whatif {
+
+namespace {
+
+/// Keys whose value steps by doubling: fractions of them are not valid scenarios.
+bool doubles(const std::string& key, const std::string& text) {
+  if (key == "training.micro_batch" || key == "hardware.matmul_tile") return true;
+  // Any other plain integer (a prefetch depth, a chunk count) too.
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+int better_direction(const std::string& key) {
+  const auto ends_with = [&](const std::string& tail) {
+    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends_with(".latency")) return -1;
+  if (key.rfind("hardware.peak.", 0) == 0 || ends_with(".bandwidth") || ends_with(".capacity") ||
+      ends_with("host_bandwidth") || ends_with("samples_per_s")) {
+    return 1;
+  }
+  return 0;
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// The size in bytes `text` names, when it names one ("16 GiB"; not "45 GB/s", not "4").
+std::optional<double> size_in_bytes(const std::string& text) {
+  if (text.find_first_of("Bb") == std::string::npos || text.find('/') != std::string::npos) return std::nullopt;
+  try {
+    return static_cast<double>(units::parse_bytes(text));
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, double>> scaled(const std::string& text, double factor, bool whole) {
+  if (!(factor > 0) || !std::isfinite(factor)) return std::nullopt;
+  if (const auto bytes = size_in_bytes(text); bytes && *bytes > 0) {
+    const double now = std::round(*bytes * factor);
+    if (!(now >= 1) || now >= 1.8e19) return std::nullopt;
+    return std::pair{std::to_string(static_cast<unsigned long long>(now)) + " B", now / *bytes};
+  }
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(begin, &end);
+  if (end == begin || errno != 0 || !std::isfinite(value) || !(value > 0)) return std::nullopt;
+  const std::string unit(end);
+  double now = value * factor;
+  if (whole) {
+    if (now < 1 || std::floor(now) != now) return std::nullopt;
+  } else {
+    now = std::strtod(number_text(now).c_str(), nullptr);  // the value the text will say
+  }
+  return std::pair{number_text(now) + unit, now / value};
+}
+
+std::vector<std::string> default_knob_keys(const std::map<std::string, std::string>& scalars) {
+  std::vector<std::string> keys;
+  const auto add = [&](const std::string& key) {
+    if (scalars.count(key) != 0) keys.push_back(key);
+  };
+  const auto compute = scalars.find("training.precision.compute");
+  if (compute != scalars.end()) add("hardware.peak." + compute->second);
+  for (const char* k : {"hardware.hbm.bandwidth", "hardware.hbm.capacity", "hardware.host_bandwidth"}) add(k);
+  for (const char* link : {"topology.link", "topology.slice.link", "topology.dcn", "topology.intra", "topology.scale_out"}) {
+    add(std::string(link) + ".bandwidth");
+    add(std::string(link) + ".latency");
+  }
+  add("hardware.matmul_tile");
+  const auto input = scalars.find("training.input.samples_per_s");
+  if (input != scalars.end() && scaled(input->second, 2, false)) keys.push_back(input->first);
+  add("training.micro_batch");
+  return keys;
+}
+
+std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, const std::vector<std::string>& keys,
+                             double step) {
+  std::vector<std::string> known;
+  for (const auto& [key, value] : scalars) known.push_back(key);
+  std::vector<Knob> knobs;
+  for (const auto& key : keys) {
+    const auto it = scalars.find(key);
+    if (it == scalars.end()) {
+      throw InputError("--knobs: " + key + " is not a key of the scenario" + did_you_mean(key, known));
+    }
+    Knob k;
+    k.key = key;
+    k.base = it->second;
+    k.better = better_direction(key);
+    const bool whole = doubles(key, k.base);
+    const auto low = scaled(k.base, whole ? 0.5 : 1 - step, whole);
+    const auto high = scaled(k.base, whole ? 2.0 : 1 + step, whole);
+    if (!high) {
+      throw InputError("--knobs: " + key + " is \"" + k.base + "\", not a positive number (with or without a unit) that can be varied");
+    }
+    if (low) {
+      k.low = low->first;
+      k.low_ratio = low->second;
+    }
+    k.high = high->first;
+    k.high_ratio = high->second;
+    knobs.push_back(std::move(k));
+  }
+  return knobs;
+}
+
+}  // namespace podsim::whatif

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/overrides.hpp"
+#include "partition/communicator.hpp"
+#include "sweep/sweep_run.hpp"
+#include "whatif/knobs.hpp"
+
+namespace podsim::whatif {
+
+/// What `podsim whatif` is asked.
+struct WhatifRequest {
+  std::filesystem::path scenario;
+  std::vector<config::Override> sets;  ///< --set, applied to the base and every variant
+  std::vector<std::string> knobs;      ///< keys to vary (empty: default_knob_keys)
+  double step = 0.1;                   ///< relative change of continuous knobs
+};
+
+/// One variant: a knob at one of its two values.
+struct Variant {
+  std::string value;         ///< as scenario text
+  double ratio = 1;          ///< value / base value
+  bool tried = false;        ///< false: the knob has no such value (a micro batch of 1 halved)
+  bool feasible = false;
+  std::string reason;        ///< why it cannot run
+  double step_time_s = 0;
+};
+
+/// A knob and what each of its variants did to the step.
+struct KnobOutcome {
+  Knob knob;
+  Variant low, high;
+  /// % step time per % knob: d ln(step) / d ln(value), from the two variants (central), or
+  /// one and the base; NaN when neither runs.
+  double elasticity = 0;
+  /// The largest shortening of the step one of its variants gives, as a fraction of the
+  /// base step (0 when neither shortens it), and which variant.
+  double gain = 0;
+  bool gain_from_high = true;
+};
+
+/// The study, knobs ranked by |elasticity| (largest first; ties and NaN in key order).
+struct WhatifResult {
+  std::string scenario_name;
+  double base_step_time_s = 0;
+  std::vector<KnobOutcome> knobs;
+  sweep::SweepSummary sweep;  ///< the points as the sweep machinery ran them
+};
+
+/// Builds the study as a sweep (point 0 the scenario itself, then each knob's low and
+/// high value alone) and runs it on the sweep machinery, spread over `comm`'s processes;
+/// `output.file`, if given, gets the /sweep, /inputs and /whatif tables. Throws InputError
+/// when the scenario itself cannot run. The result is complete on process 0.
+WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output, const partition::Communicator& comm);
+
+/// The /whatif table: one row per variant tried, knobs in ranked order.
+output::Table whatif_table(const WhatifResult& result);
+
+}  // namespace podsim::whatif

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""podsim whatif keeps its promises (docs/whatif.md).
+
+Usage: check_whatif.py PODSIM WORK_DIR REPO_ROOT
+
+- every variant's step time is what `podsim run --set KEY=VALUE` gives for that value, and
+  each elasticity is the finite difference d ln(step) / d ln(value) of those runs;
+- for a compute-bound scenario (GPT 1.7B on 64 A100, data parallel) the peak FLOP/s knob
+  has the largest elasticity; for a communication-bound one (Llama 2 13B with tp 4 on TPU
+  v5e links slowed to 4 GB/s) the ICI link bandwidth has;
+- the HDF5 file holds one /whatif row per variant, equal to the JSON; the same command
+  on a new file writes the same bytes;
+- a key that is not in the scenario and a step out of range are refused with exit code 2
+  and leave no file.
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import h5py
+
+PODSIM, WORK, ROOT = (os.path.abspath(a) for a in sys.argv[1:4])
+os.makedirs(WORK, exist_ok=True)
+COMPUTE = os.path.join(ROOT, "configs/examples/dp-gpt-1.7b-a100.yaml")
+COMM = os.path.join(ROOT, "configs/examples/dp-tp-llama2-13b-tpu-v5e.yaml")
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def podsim(*args, code=0, cwd=None):
+    p = subprocess.run([PODSIM, *args], capture_output=True, text=True, cwd=cwd)
+    if p.returncode != code:
+        sys.exit(f"podsim {' '.join(args)}: exit {p.returncode}, expected {code}\n{p.stderr}")
+    return p
+
+
+def whatif(scenario, *args):
+    return json.loads(podsim("whatif", scenario, "-q", "--json", *args).stdout)
+
+
+def run_step(scenario, sets):
+    args = ["run", scenario, "--json"]
+    for s in sets:
+        args += ["--set", s]
+    return json.loads(podsim(*args).stdout)["step_time_s"]
+
+
+# 1. Finite differences of podsim run, on the compute-bound scenario.
+study = whatif(COMPUTE)
+base = study["base_step_time_s"]
+check(base == run_step(COMPUTE, []), "base step = podsim run")
+for knob in study["knobs"]:
+    runs = []
+    for v in knob["variants"]:
+        if not v["feasible"]:
+            continue
+        t = run_step(COMPUTE, [f"{knob['knob']}={v['value']}"])
+        check(t == v["step_time_s"], f"{knob['knob']}={v['value']}: whatif {v['step_time_s']} != run {t}")
+        runs.append((1 + v["change_percent"] / 100, t))
+    if len(runs) == 2:
+        (r0, t0), (r1, t1) = runs
+        expected = math.log(t1 / t0) / math.log(r1 / r0)
+    elif len(runs) == 1:
+        (r1, t1), = runs
+        expected = math.log(t1 / base) / math.log(r1)
+    else:
+        continue
+    check(abs(knob["elasticity"] - expected) <= 1e-9 * max(1, abs(expected)),
+          f"{knob['knob']}: elasticity {knob['elasticity']} != finite difference {expected}")
+check(len(study["knobs"]) >= 6, "the default knobs cover FLOP/s, HBM, links, tile, micro batch")
+
+# 2. What dominates: FLOP/s when compute-bound, the ICI link when communication-bound.
+top = study["knobs"][0]
+check(top["knob"].startswith("hardware.peak."), f"compute-bound: top knob is {top['knob']}, not a peak FLOP/s")
+check(-1.0 <= top["elasticity"] < -0.5, f"compute-bound: FLOP/s elasticity {top['elasticity']} not in [-1, -0.5)")
+comm = whatif(COMM, "--set", "topology.link.bandwidth=4 GB/s")
+check(comm["knobs"][0]["knob"] == "topology.link.bandwidth",
+      f"communication-bound: top knob is {comm['knobs'][0]['knob']}, not topology.link.bandwidth")
+for k in comm["knobs"]:
+    if k["elasticity"] is not None:
+        check(k["elasticity"] <= 1e-12 or not k["knob"].endswith("bandwidth"),
+              f"{k['knob']}: more bandwidth must not lengthen the step (elasticity {k['elasticity']})")
+
+# 3. The HDF5 file: one row per variant, equal to the JSON; the same bytes twice.
+# (The same command line in two folders: the file records it.)
+dirs = [os.path.join(WORK, f"run{i}") for i in (1, 2)]
+files = [os.path.join(d, "w.h5") for d in dirs]
+for d, f in zip(dirs, files):
+    os.makedirs(d, exist_ok=True)
+    if os.path.exists(f):
+        os.remove(f)
+knobs = "hardware.peak.bf16,topology.link.bandwidth,training.micro_batch"
+for d in dirs:
+    out = podsim("whatif", COMM, "-q", "--json", "--knobs", knobs, "-o", "w.h5", cwd=d).stdout
+small = json.loads(out)
+with open(files[0], "rb") as a, open(files[1], "rb") as b:
+    check(a.read() == b.read(), "the same whatif writes the same bytes")
+with h5py.File(files[0], "r") as h:
+    t = h["whatif"][()]
+    rows = [(r["knob"].decode(), r["value"].decode(), r["step_time_s"], r["elasticity"]) for r in t]
+expected = [(k["knob"], v["value"], v["step_time_s"], k["elasticity"]) for k in small["knobs"] for v in k["variants"]]
+check(len(rows) == len(expected) == 5, f"/whatif rows {len(rows)}, JSON variants {len(expected)}, expected 5")
+for got, want in zip(rows, expected):
+    same = got[:2] == want[:2] and (got[2] == want[2] or (math.isnan(got[2]) and want[2] is None))
+    check(same and got[3] == want[3], f"/whatif row {got} != JSON {want}")
+
+# 4. Refusals.
+bad = os.path.join(WORK, "bad.h5")
+p = podsim("whatif", COMPUTE, "--knobs", "training.micro_btch", "-o", bad, code=2)
+check("training.micro_btch" in p.stderr and "did you mean" in p.stderr, f"unknown knob message: {p.stderr.strip()}")
+p = podsim("whatif", COMPUTE, "--step", "150%", "-o", bad, code=2)
+check("--step" in p.stderr, f"bad step message: {p.stderr.strip()}")
+check(not os.path.exists(bad), "a refused whatif leaves no file")
+
+if failures:
+    sys.exit(f"{len(failures)} check(s) failed")
+print("whatif: all checks passed")
