@@ -197,6 +197,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   CLI::App* report_cmd = app.add_subcommand("report", "Read a podsim result file back: its tables as text, one as CSV, or its scenario");
   report_cmd->add_option("file", report_opts.file, "A file podsim wrote with -o")->required();
   report_cmd->add_option("--csv", report_opts.csv, "Print this table (summary, breakdown, links, …) as CSV, every row");
+  report_cmd->add_option("--html", report_opts.html,
+                         "Write one self-contained HTML page of the file (figures inline, nothing fetched): send it to a colleague");
   report_cmd->add_flag("--scenario", report_opts.scenario,
                        "Print the resolved scenario the file was made from (podsim run accepts it back)");
   report_cmd->add_option("--rows", report_opts.max_rows, "Rows of a long table shown as text")

@@ -11,6 +11,7 @@ struct ReportOptions {
   std::string file;
   std::string csv;        ///< --csv TABLE: that table as CSV on stdout, every row
   bool scenario = false;  ///< --scenario: the resolved configuration the file was made from
+  std::string html;       ///< --html PAGE: one self-contained HTML page of the file (figures inline)
   std::size_t max_rows = 40;  ///< rows of a long table shown as text (--rows)
 };
 

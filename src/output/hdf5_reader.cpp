@@ -69,6 +69,7 @@ StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name)
   StoredFile out;
   out.config_yaml = text_attribute(file.get(), "config_yaml");
   out.podsim_version = text_attribute(file.get(), "podsim_version");
+  out.command_line = text_attribute(file.get(), "command_line");
   if (H5Lexists(file.get(), name.c_str(), H5P_DEFAULT) <= 0) return out;
   const Hdf5Handle dataset(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (dataset.get() < 0) throw InputError(shown + ": cannot open table /" + name);

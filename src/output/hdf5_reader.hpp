@@ -13,6 +13,7 @@ namespace podsim::output {
 struct StoredFile {
   std::string config_yaml;     ///< the root attribute of the same name
   std::string podsim_version;  ///< the root attribute of the same name
+  std::string command_line;    ///< the root attribute of the same name
   std::optional<Table> table;  ///< the requested table, if the file has it
 };
 

@@ -1,0 +1,379 @@
+#include "output/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "output/svg_chart.hpp"
+
+namespace podsim::output {
+
+namespace {
+
+using svg::escape;
+
+/// The time categories of /breakdown, /sweep and /plan, in report order.
+const std::vector<std::pair<std::string, std::string>>& categories() {
+  static const std::vector<std::pair<std::string, std::string>> kCategories{  // NOLINT: immutable
+      {"compute_forward_s", "forward"},     {"compute_backward_s", "backward"},
+      {"compute_recompute_s", "recompute"}, {"compute_optimizer_s", "optimizer"},
+      {"comm_tp_s", "TP comm"},             {"comm_dp_s", "DP comm"},
+      {"comm_pp_s", "PP comm"},             {"comm_other_s", "other comm"},
+      {"bubble_s", "bubble"},               {"input_stall_s", "input stall"},
+      {"idle_s", "idle"}};
+  return kCategories;
+}
+
+const Table* find(const ReportInput& in, const std::string& name) {
+  for (const auto& t : in.tables) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+bool has(const Table& t, const std::string& column) {
+  return std::any_of(t.columns.begin(), t.columns.end(), [&](const Column& c) { return c.name == column; });
+}
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "—";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string exact(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// A number shown as `shown`, carrying the file's value for checking.
+std::string checked(const Table& t, const std::string& column, std::size_t row, const std::string& shown) {
+  const double v = t.reals(column)[row];
+  return "<span class=\"checked\" data-table=\"" + t.name + "\" data-column=\"" + column + "\" data-row=\"" +
+         std::to_string(row) + "\" data-value=\"" + exact(v) + "\">" + escape(shown) + "</span>";
+}
+
+std::string cell(const Column& c, std::size_t row) {
+  if (std::holds_alternative<std::vector<double>>(c.values)) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", c.reals()[row]);
+    return buf;
+  }
+  if (std::holds_alternative<std::vector<std::int64_t>>(c.values)) return std::to_string(c.ints()[row]);
+  return c.texts()[row];
+}
+
+std::string table_html(const Table& t, std::size_t max_rows) {
+  std::string out = "<details><summary>/" + escape(t.name) + " — " + escape(t.description) + " (" +
+                    std::to_string(t.rows()) + (t.rows() == 1 ? " row" : " rows") + ")</summary>\n<div class=\"scroll\"><table>\n<tr>";
+  for (const auto& c : t.columns) {
+    out += "<th>" + escape(c.name) + (c.unit.empty() || c.unit == "1" ? "" : " [" + escape(c.unit) + "]") + "</th>";
+  }
+  out += "</tr>\n";
+  const std::size_t shown = std::min(t.rows(), max_rows);
+  for (std::size_t r = 0; r < shown; ++r) {
+    out += "<tr>";
+    for (const auto& c : t.columns) out += "<td>" + escape(cell(c, r)) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</table></div>";
+  if (shown < t.rows()) {
+    out += "<p class=\"note\">… " + std::to_string(t.rows() - shown) + " more rows: <code>podsim report FILE --csv " +
+           escape(t.name) + "</code></p>";
+  }
+  return out + "</details>\n";
+}
+
+std::string section(const std::string& title, const std::string& body) {
+  return "<section><h2>" + escape(title) + "</h2>\n" + body + "</section>\n";
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string summary_section(const Table& s) {
+  std::string cards = "<div class=\"cards\">";
+  const auto card = [&](const std::string& label, const std::string& value) {
+    cards += "<div class=\"card\"><div class=\"label\">" + escape(label) + "</div><div class=\"value\">" + value +
+             "</div></div>";
+  };
+  card("step time", checked(s, "step_time_s", 0, fixed(s.reals("step_time_s")[0], 4) + " s"));
+  if (has(s, "tokens_per_s")) card("tokens/s", fixed(s.reals("tokens_per_s")[0], 0));
+  if (has(s, "mfu")) card("MFU", fixed(100 * s.reals("mfu")[0], 1) + " %");
+  if (has(s, "hfu")) card("HFU", fixed(100 * s.reals("hfu")[0], 1) + " %");
+  if (has(s, "memory_peak_bytes") && has(s, "hbm_capacity_bytes")) {
+    card("memory per chip", fixed(s.reals("memory_peak_bytes")[0] / kGiB, 1) + " / " +
+                                fixed(s.reals("hbm_capacity_bytes")[0] / kGiB, 1) + " GiB");
+  }
+  if (has(s, "busiest_link_utilization")) card("busiest link", fixed(100 * s.reals("busiest_link_utilization")[0], 1) + " %");
+  std::string what;
+  for (const char* c : {"model", "hardware", "topology", "mesh"}) {
+    if (has(s, c)) what += "<b>" + std::string(c) + "</b> " + escape(s.texts(c)[0]) + " &nbsp; ";
+  }
+  return section("Summary", "<p>" + what + "</p>" + cards + "</div>\n");
+}
+
+std::string breakdown_section(const Table& b) {
+  svg::StackedBars chart;
+  chart.title = "Where the time goes, per pipeline stage (every chip of a stage alike)";
+  chart.unit = "s";
+  for (const auto& [column, label] : categories()) chart.parts.push_back(label);
+  std::size_t pacing = 0;
+  for (std::size_t r = 0; r < b.rows(); ++r) {
+    chart.rows.push_back("stage " + std::to_string(b.ints("stage")[r]));
+    std::vector<double> row;
+    for (const auto& [column, label] : categories()) row.push_back(b.reals(column)[r]);
+    chart.values.push_back(row);
+    if (b.reals("total_s")[r] > b.reals("total_s")[pacing]) pacing = r;
+  }
+  return section("Time per stage",
+                 svg::render(chart) + "<p>Each bar sums to the step time: stage " + std::to_string(pacing) + " takes " +
+                     checked(b, "total_s", pacing, fixed(b.reals("total_s")[pacing], 4) + " s") + ".</p>\n");
+}
+
+std::string memory_section(const Table& m) {
+  svg::StackedBars chart;
+  chart.title = "Memory per chip, per stage";
+  chart.unit = "GiB";
+  chart.parts = {"weights", "gradients", "optimizer", "activations", "temporary"};
+  std::size_t fullest = 0;
+  for (std::size_t r = 0; r < m.rows(); ++r) {
+    chart.rows.push_back("stage " + std::to_string(m.ints("stage")[r]));
+    std::vector<double> row;
+    for (const auto& p : chart.parts) row.push_back(m.reals(p + "_bytes")[r] / kGiB);
+    chart.values.push_back(row);
+    if (m.reals("total_bytes")[r] > m.reals("total_bytes")[fullest]) fullest = r;
+  }
+  if (m.rows() > 0) {
+    chart.limit = m.reals("capacity_bytes")[0] / kGiB;
+    chart.limit_label = "HBM " + fixed(chart.limit, 1) + " GiB";
+  }
+  return section("Memory", svg::render(chart) + "<p>The fullest stage holds " +
+                               checked(m, "total_bytes", fullest, fixed(m.reals("total_bytes")[fullest] / kGiB, 2) + " GiB") +
+                               " per chip.</p>\n");
+}
+
+std::string critical_path_section(const Table& c) {
+  std::map<std::string, double> by_what;
+  double total = 0;
+  std::size_t longest = 0;
+  for (std::size_t r = 0; r < c.rows(); ++r) {
+    by_what[c.texts("category")[r] + " · " + c.texts("operation")[r]] += c.reals("duration_s")[r];
+    total += c.reals("duration_s")[r];
+    if (c.reals("duration_s")[r] > c.reals("duration_s")[longest]) longest = r;
+  }
+  std::vector<std::pair<std::string, double>> ranked(by_what.begin(), by_what.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (ranked.size() > 12) ranked.resize(12);
+  svg::StackedBars chart;
+  chart.title = "What limits the step: time on the critical path";
+  chart.unit = "s";
+  chart.parts = {"on the critical path"};
+  for (const auto& [what, seconds] : ranked) {
+    chart.rows.push_back(what);
+    chart.values.push_back({seconds});
+  }
+  std::string body = svg::render(chart) + "<p>The path is " + fixed(total, 4) +
+                     " s long (the step time). Shortening one of these by x shortens the step by at most x.";
+  if (c.rows() > 0) {
+    body += " Its longest piece: " + escape(c.texts("operation")[longest]) + " on stage " +
+            std::to_string(c.ints("stage")[longest]) + ", " +
+            checked(c, "duration_s", longest, fixed(c.reals("duration_s")[longest], 4) + " s") + ".";
+  }
+  return section("Critical path", body + "</p>\n");
+}
+
+std::string links_section(const Table& l) {
+  std::vector<std::size_t> order(l.rows());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return l.reals("utilization")[a] > l.reals("utilization")[b]; });
+  if (order.size() > 15) order.resize(15);
+  svg::StackedBars chart;
+  chart.title = "The busiest links: share of the step spent serialising";
+  chart.unit = "% of the step";
+  chart.parts = {"busy"};
+  for (std::size_t r : order) {
+    chart.rows.push_back("link " + std::to_string(l.ints("link")[r]) + " " + l.texts("axis")[r] + " (" +
+                         std::to_string(l.ints("src")[r]) + "→" + std::to_string(l.ints("dst")[r]) + ")");
+    chart.values.push_back({100 * l.reals("utilization")[r]});
+  }
+  chart.limit = 100;
+  chart.limit_label = "100 %";
+  std::string body = svg::render(chart) + "<p>" + std::to_string(l.rows()) + " links carried traffic.";
+  if (!order.empty()) {
+    body += " The busiest is busy " +
+            checked(l, "utilization", order.front(), fixed(100 * l.reals("utilization")[order.front()], 1) + " %") +
+            " of the step.";
+  }
+  return section("Links", body + "</p>\n");
+}
+
+/// "tp=4 micro_batch=2": a sweep point by its swept values.
+std::string point_label(const Table& t, std::size_t row) {
+  std::string label;
+  for (const auto& c : t.columns) {
+    if (c.name.rfind("swept_", 0) != 0) continue;
+    label += (label.empty() ? "" : " ") + c.name.substr(6) + "=" + c.texts()[row];
+  }
+  return label.empty() ? "point " + std::to_string(row) : label;
+}
+
+std::string sweep_section(const Table& s) {
+  std::vector<std::size_t> feasible;
+  for (std::size_t r = 0; r < s.rows(); ++r) {
+    if (s.ints("feasible")[r] != 0) feasible.push_back(r);
+  }
+  std::stable_sort(feasible.begin(), feasible.end(),
+                   [&](std::size_t a, std::size_t b) { return s.reals("step_time_s")[a] < s.reals("step_time_s")[b]; });
+  const std::size_t simulated = feasible.size();
+  if (feasible.size() > 20) feasible.resize(20);
+  svg::StackedBars chart;
+  chart.title = "The fastest feasible points: step time by category";
+  chart.unit = "s";
+  for (const auto& [column, label] : categories()) chart.parts.push_back(label);
+  for (std::size_t r : feasible) {
+    chart.rows.push_back(point_label(s, r));
+    std::vector<double> row;
+    for (const auto& [column, label] : categories()) row.push_back(s.reals(column)[r]);
+    chart.values.push_back(row);
+  }
+  std::string body = svg::render(chart) + "<p>" + std::to_string(s.rows()) + " points, " + std::to_string(simulated) +
+                     " simulated, " + std::to_string(s.rows() - simulated) + " infeasible (their reasons are in the table).";
+  if (!feasible.empty()) {
+    body += " The fastest takes " +
+            checked(s, "step_time_s", feasible.front(), fixed(s.reals("step_time_s")[feasible.front()], 4) + " s") + ".";
+  }
+  return section("Sweep", body + "</p>\n");
+}
+
+std::string plan_section(const Table& p) {
+  svg::Scatter chart;
+  chart.title = "Every simulated layout: step time against memory per chip";
+  chart.x_label = "memory per chip (GiB)";
+  chart.y_label = "step time (s)";
+  chart.groups = {"simulated", "does not fit in HBM (not simulated; drawn at 0 s)"};
+  std::size_t winner = p.rows();
+  std::size_t infeasible = 0;
+  for (std::size_t r = 0; r < p.rows(); ++r) {
+    const double step = p.reals("step_time_s")[r];
+    const double gib = p.reals("memory_peak_bytes")[r] / kGiB;
+    if (!std::isfinite(step)) {
+      ++infeasible;
+      if (p.texts("verdict")[r] == "does not fit") chart.points.push_back({gib, 0, 1, false});
+      continue;
+    }
+    chart.points.push_back({gib, step, 0, p.ints("rank")[r] == 1});
+    if (p.ints("rank")[r] == 1) winner = r;
+  }
+  std::string body = svg::render(chart) + "<p>" + std::to_string(p.rows()) + " layouts enumerated, " +
+                     std::to_string(p.rows() - infeasible) + " simulated (the ring marks the winner).";
+  if (winner < p.rows()) {
+    body += " The winner, dp " + std::to_string(p.ints("dp")[winner]) + " × tp " + std::to_string(p.ints("tp")[winner]) +
+            " × pp " + std::to_string(p.ints("pp")[winner]) + " (ZeRO-" + std::to_string(p.ints("zero")[winner]) +
+            "), takes " + checked(p, "step_time_s", winner, fixed(p.reals("step_time_s")[winner], 4) + " s") + " on the " +
+            escape(p.texts("network")[winner]) + " network.";
+  }
+  return section("Plan", body + "</p>\n");
+}
+
+std::string whatif_section(const Table& w) {
+  svg::Tornado chart;
+  chart.title = "Which knob buys most: the step time when one knob changes";
+  chart.unit = "%";
+  chart.low_label = "knob lower";
+  chart.high_label = "knob higher";
+  std::size_t best = w.rows();
+  for (std::size_t r = 0; r < w.rows(); ++r) {
+    const std::string& knob = w.texts("knob")[r];
+    if (chart.rows.empty() || chart.rows.back() != knob) {
+      chart.rows.push_back(knob);
+      chart.low.push_back(std::nan(""));
+      chart.high.push_back(std::nan(""));
+    }
+    const double change = w.reals("step_change_percent")[r];
+    (w.reals("change_percent")[r] < 0 ? chart.low : chart.high).back() = change;
+    if (std::isfinite(change) && (best == w.rows() || change < w.reals("step_change_percent")[best])) best = r;
+  }
+  std::string body = svg::render(chart) + "<p>Knobs ranked by the elasticity of the step time.";
+  if (best < w.rows() && w.reals("step_change_percent")[best] < 0) {
+    body += " The largest gain: " + escape(w.texts("knob")[best]) + " " + escape(w.texts("base_value")[best]) + " → " +
+            escape(w.texts("value")[best]) + " shortens the step by " +
+            checked(w, "step_change_percent", best, fixed(-w.reals("step_change_percent")[best], 2) + " %") + ".";
+  }
+  return section("What if", body + "</p>\n");
+}
+
+std::string collectives_section(const Table& c) {
+  svg::Scatter chart;
+  chart.title = "Bus bandwidth against message size";
+  chart.x_label = "bytes per chip";
+  chart.y_label = "busbw (GB/s)";
+  chart.log_x = true;
+  chart.lines = true;
+  std::size_t top = 0;
+  for (std::size_t r = 0; r < c.rows(); ++r) {
+    const std::string group = c.texts("op")[r] + " · " + c.texts("algorithm")[r] + " · " + c.texts("network")[r];
+    const auto it = std::find(chart.groups.begin(), chart.groups.end(), group);
+    const std::size_t g = static_cast<std::size_t>(it - chart.groups.begin());
+    if (it == chart.groups.end()) chart.groups.push_back(group);
+    chart.points.push_back({static_cast<double>(c.ints("bytes")[r]), c.reals("busbw_Bps")[r] / 1e9, g, false});
+    if (c.reals("busbw_Bps")[r] > c.reals("busbw_Bps")[top]) top = r;
+  }
+  std::string body = svg::render(chart);
+  if (c.rows() > 0) {
+    body += "<p>The highest bus bandwidth: " +
+            checked(c, "busbw_Bps", top, fixed(c.reals("busbw_Bps")[top] / 1e9, 2) + " GB/s") + " at " +
+            std::to_string(c.ints("bytes")[top]) + " bytes.</p>\n";
+  }
+  return section("Collectives", body);
+}
+
+constexpr const char* kStyle = R"(body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}
+.meta{color:#555;font-size:.9em}.cards{display:flex;flex-wrap:wrap;gap:.8em}
+.card{border:1px solid #ddd;border-radius:6px;padding:.5em .9em;min-width:9em}.card .label{color:#666;font-size:.85em}
+.card .value{font-size:1.25em;font-weight:bold}table{border-collapse:collapse;font-size:.8em}
+td,th{border:1px solid #ddd;padding:2px 6px;text-align:right;white-space:nowrap}th{background:#f4f4f4}
+.scroll{overflow-x:auto}details{margin:.4em 0}summary{cursor:pointer}pre{background:#f8f8f8;padding:.6em;overflow-x:auto;font-size:.8em}
+.note{color:#666;font-size:.85em}svg{max-width:100%;height:auto})";
+
+}  // namespace
+
+std::string html_report(const ReportInput& in, std::size_t max_rows) {
+  std::string kind = "result";
+  for (const auto& [table, name] : std::vector<std::pair<std::string, std::string>>{
+           {"summary", "run"}, {"whatif", "what-if study"}, {"plan", "plan"}, {"sweep", "sweep"},
+           {"collectives", "collective benchmark"}}) {
+    if (find(in, table) != nullptr) {
+      kind = name;
+      break;
+    }
+  }
+  std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>podsim " + escape(kind) +
+                     ": " + escape(in.file) + "</title>\n<style>" + kStyle + "</style></head><body>\n<h1>podsim " +
+                     escape(kind) + ": " + escape(in.file) + "</h1>\n<p class=\"meta\">written by podsim " +
+                     escape(in.podsim_version) + " · <code>" + escape(in.command_line) + "</code></p>\n";
+  if (const Table* t = find(in, "summary")) page += summary_section(*t);
+  if (const Table* t = find(in, "breakdown")) page += breakdown_section(*t);
+  if (const Table* t = find(in, "critical_path")) page += critical_path_section(*t);
+  if (const Table* t = find(in, "memory")) page += memory_section(*t);
+  if (const Table* t = find(in, "links"); t != nullptr && t->rows() > 0) page += links_section(*t);
+  if (const Table* t = find(in, "whatif")) {
+    page += whatif_section(*t);
+  } else if (const Table* s = find(in, "sweep")) {
+    page += sweep_section(*s);
+  }
+  if (const Table* t = find(in, "plan")) page += plan_section(*t);
+  if (const Table* t = find(in, "collectives")) page += collectives_section(*t);
+  std::string tables;
+  for (const auto& t : in.tables) tables += table_html(t, max_rows);
+  page += section("Tables", tables);
+  page += section("Configuration", "<details><summary>the resolved configuration (config_yaml)</summary><pre>" +
+                                        escape(in.config_yaml) + "</pre></details>\n");
+  return page + "</body></html>\n";
+}
+
+}  // namespace podsim::output
