@@ -91,6 +91,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   run_cmd->add_option("--trace-max-events", run_opts.trace_max_events,
                       "At most this many intervals in the trace (the latest are left out); default 1000000")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100'000'000}));
+  run_cmd->add_flag("--timeline", run_opts.timeline,
+                    "Also write every interval of every stream as the /timeline table of the -o file (--trace does too)");
   run_cmd->add_flag("--allow-oom", run_opts.allow_oom, "Report a layout that does not fit in HBM without failing");
   run_cmd->add_flag("--force", run_opts.force,
                     "Simulate a step beyond the work budget (2e7 tasks, about 2 GB; the estimate is in the refusal)");

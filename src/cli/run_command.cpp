@@ -22,6 +22,9 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   if (const auto why = parallelism::over_budget(work, s.training); why && !options.force) {
     throw InputError(loaded.where("training.global_batch") + ": training.global_batch: " + *why);
   }
+  if (options.timeline && options.output_file.empty()) {
+    throw InputError("--timeline writes the /timeline table into the -o file: give -o FILE.h5 too");
+  }
   const auto claim = claim_output(options.output_file, loaded.inputs, invocation);
   if (!options.trace_file.empty() && options.trace_file == options.output_file) {
     throw InputError("--trace " + options.trace_file + " is also the -o file");
@@ -32,7 +35,8 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   partition::MpiExecutor executor(*invocation.world);
   const runtime::StepReport report = runtime::simulate_step(
       loaded.scenario, executor,
-      options.trace_file.empty() ? runtime::Recording::kCriticalPath : runtime::Recording::kTimeline);
+      options.trace_file.empty() && !options.timeline ? runtime::Recording::kCriticalPath
+                                                      : runtime::Recording::kTimeline);
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};

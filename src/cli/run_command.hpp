@@ -19,6 +19,7 @@ struct RunOptions {
   std::string trace_file;          ///< --trace: Chrome trace-event JSON of the step's timeline
   std::vector<int> trace_stages;   ///< --trace-stages: only these pipeline stages (empty: all)
   std::size_t trace_max_events = 1'000'000;
+  bool timeline = false;           ///< --timeline: the /timeline table in the -o file
 };
 
 /// Prints the report (or JSON) and writes the file. A layout that does not fit in memory

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <unordered_map>
 
 #include "output/json_writer.hpp"
 #include "runtime/time_category.hpp"
@@ -12,12 +13,6 @@ namespace podsim::output {
 namespace {
 
 constexpr int kPathThread = parallelism::kStreams;  // after the streams
-
-// Thread names, in parallelism::Stream order (one per stream: a new stream needs its name here).
-using namespace std::string_view_literals;
-constexpr std::array kStreamNames{"compute"sv,     "dp reduce"sv,  "dp gather"sv, "pp forward"sv,
-                                  "pp backward"sv, "other comm"sv, "tp comm"sv};
-static_assert(kStreamNames.size() == parallelism::kStreams, "one name per parallelism::Stream");
 
 double micros(SimTime ps) { return static_cast<double>(ps) / 1e6; }
 
@@ -44,6 +39,21 @@ void complete(JsonWriter& j, std::string_view name, std::string_view category, i
   j.member("tid", tid);
   j.member("ts", micros(start));
   j.member("dur", micros(end - start));
+  j.end_object();
+}
+
+/// One end of a flow arrow (a pipeline message): "s" on the sender's send, "f" where the
+/// receiver's compute stream takes it.
+void flow(JsonWriter& j, const char* phase, std::uint64_t id, int pid, int tid, SimTime at) {
+  j.begin_object();
+  j.member("name", "pipeline message");
+  j.member("cat", "comm.pp");
+  j.member("ph", phase);
+  j.member("id", id);
+  j.member("pid", pid);
+  j.member("tid", tid);
+  j.member("ts", micros(at));
+  if (phase[0] == 'f') j.member("bp", "e");
   j.end_object();
 }
 
@@ -85,13 +95,27 @@ std::string chrome_trace(const runtime::StepReport& report, const TraceOptions& 
     metadata(j, "process_name", pid, 0,
              "stage " + std::to_string(stage.stage) + " (one chip of " + std::to_string(stage.multiplicity) + ")");
     for (int t = 0; t < parallelism::kStreams; ++t) {
-      metadata(j, "thread_name", pid, t, kStreamNames[static_cast<std::size_t>(t)]);
+      metadata(j, "thread_name", pid, t, parallelism::stream_name(static_cast<parallelism::Stream>(t)));
     }
     metadata(j, "thread_name", pid, kPathThread, "critical path");
   }
   for (const auto* s : spans) {
     complete(j, s->operation, runtime::category_name(s->category), ex.stages[s->stage].stage, static_cast<int>(s->stream),
              s->start_ps, s->end_ps);
+  }
+  // Flow arrows: from the middle of each send to where the receiving stage takes the message.
+  std::unordered_map<std::uint64_t, const runtime::Span*> sends;
+  for (const auto* sp : spans) {
+    if (sp->task != runtime::kNoTask) sends.emplace((std::uint64_t{sp->stage} << 32) | sp->task, sp);
+  }
+  std::uint64_t id = 0;
+  for (const auto& f : ex.flows) {
+    const auto send = sends.find((std::uint64_t{f.from_stage} << 32) | f.send_task);
+    if (send == sends.end() || !wanted(f.to_stage) || (cut_ps >= 0 && f.taken_ps >= cut_ps)) continue;
+    const runtime::Span& sp = *send->second;
+    flow(j, "s", id, ex.stages[f.from_stage].stage, static_cast<int>(sp.stream), sp.start_ps + (sp.end_ps - sp.start_ps) / 2);
+    flow(j, "f", id, ex.stages[f.to_stage].stage, 0, f.taken_ps);
+    ++id;
   }
   for (const auto& seg : ex.critical_path) {
     if (!wanted(seg.stage) || (cut_ps >= 0 && seg.start_ps >= cut_ps)) continue;

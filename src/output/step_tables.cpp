@@ -230,6 +230,33 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     path.reals("duration_s").push_back(to_seconds(seg.end_ps - seg.start_ps));
   }
   tables.push_back(std::move(path));
+
+  if (!r.execution.timeline.empty()) {
+    // Recorded only when asked for (`podsim run --trace` or `--timeline`): every interval.
+    Table tl;
+    tl.name = "timeline";
+    tl.description = "every interval of every stream of each stage's representative chip (what --trace draws); per "
+                     "stage the compute stream's intervals tile [0, step_time_s] and sum per category to /breakdown";
+    tl.add_int("stage", "1");
+    tl.add_text("stream");
+    tl.add_text("category");
+    tl.add_text("operation");
+    tl.add_int("task", "1");
+    tl.add_real("start_s", "s");
+    tl.add_real("end_s", "s");
+    tl.add_real("duration_s", "s");
+    for (const auto& sp : r.execution.timeline) {
+      tl.ints("stage").push_back(r.execution.stages[sp.stage].stage);
+      tl.texts("stream").emplace_back(parallelism::stream_name(sp.stream));
+      tl.texts("category").emplace_back(runtime::category_name(sp.category));
+      tl.texts("operation").emplace_back(sp.operation);
+      tl.ints("task").push_back(sp.task == runtime::kNoTask ? -1 : static_cast<std::int64_t>(sp.task));
+      tl.reals("start_s").push_back(to_seconds(sp.start_ps));
+      tl.reals("end_s").push_back(to_seconds(sp.end_ps));
+      tl.reals("duration_s").push_back(to_seconds(sp.end_ps - sp.start_ps));
+    }
+    tables.push_back(std::move(tl));
+  }
   return tables;
 }
 

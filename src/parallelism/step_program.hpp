@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <initializer_list>
 #include <span>
 #include <vector>
@@ -24,6 +25,8 @@ enum class TaskKind : std::uint8_t {
 /// others run on the compute stream).
 enum class Stream : std::uint8_t { kCompute, kDpReduce, kDpGather, kPpForward, kPpBackward, kOther, kTp };
 inline constexpr int kStreams = 7;
+/// "compute", "dp reduce", "dp gather", "pp forward", "pp backward", "other comm", "tp comm".
+std::string_view stream_name(Stream stream);
 
 /// What a compute task is doing (the compute.* time categories).
 enum class ComputeCategory : std::uint8_t { kForward, kBackward, kRecompute, kOptimizer };

@@ -68,6 +68,7 @@ class Executor final : public core::EventHandler {
     out.events = sim.events_processed();
     out.critical_path = recorder_.critical_path();
     out.timeline = recorder_.take_timeline();
+    out.flows = recorder_.take_flows();
     return out;
   }
 
@@ -229,6 +230,7 @@ class Executor final : public core::EventHandler {
           cause = Cause{Cause::Kind::kTask, static_cast<std::uint32_t>(t.peer), it->second.sender, 0};
         }
         recorder_.started(s, index, now, cause);
+        recorder_.message(static_cast<std::size_t>(t.peer), it->second.sender, s, now);
         classify_wait(st, program, t, now, it->second.issued);
         st.messages.erase(it);
         finish(s, index, now);

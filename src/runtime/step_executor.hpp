@@ -34,6 +34,7 @@ struct ExecutionResult {
   std::uint64_t events = 0;
   std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
   std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
+  std::vector<Flow> flows;                 ///< every pipeline message (with the timeline)
 };
 
 /// Runs every stage's program on the event engine. Streams of a stage run side by side,

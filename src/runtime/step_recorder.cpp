@@ -84,6 +84,12 @@ void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std:
   spans_.push_back(Span{static_cast<std::uint32_t>(stage), parallelism::Stream::kCompute, category, task, operation, from, to});
 }
 
+void StepRecorder::message(std::size_t from, std::uint32_t send_task, std::size_t to, SimTime at) {
+  if (recording_ != Recording::kTimeline) return;
+  flows_.push_back(Flow{static_cast<std::uint32_t>(from), send_task, static_cast<std::uint32_t>(to),
+                        tasks_[from][send_task].start, at});
+}
+
 void StepRecorder::side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
                                SimTime from, SimTime to) {
   if (recording_ != Recording::kTimeline || to <= from) return;

@@ -46,6 +46,17 @@ inline constexpr std::uint32_t kNoTask = 0xFFFF'FFFFu;
 /// "forward", "backward", "all-gather", "send", "host input", …: what a task does.
 std::string_view task_operation(const parallelism::Task& t);
 
+/// A pipeline message: sent by task `send_task` of stage `from_stage` (its send started at
+/// `sent_ps`), taken by the compute stream of stage `to_stage` at `taken_ps`. The trace
+/// draws it as a flow arrow.
+struct Flow {
+  std::uint32_t from_stage = 0;
+  std::uint32_t send_task = 0;
+  std::uint32_t to_stage = 0;
+  SimTime sent_ps = 0;
+  SimTime taken_ps = 0;
+};
+
 /// One piece of the critical path, in time order.
 struct PathSegment {
   std::uint32_t stage = 0;
@@ -72,6 +83,8 @@ class StepRecorder {
   void finished(std::size_t stage, std::uint32_t task, SimTime at);
   /// The compute stream of `stage` spent [from, to) in `category` (every category, waits too).
   void compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from, SimTime to);
+  /// Stage `to` took the message `send_task` of stage `from` sent, at `at`.
+  void message(std::size_t from, std::uint32_t send_task, std::size_t to, SimTime at);
   /// A communication task ran on a stream other than compute over [from, to).
   void side_stream(std::size_t stage, parallelism::Stream stream, TimeCategory category, std::uint32_t task,
                    SimTime from, SimTime to);
@@ -80,6 +93,7 @@ class StepRecorder {
   /// Recording::kTotals.
   std::vector<PathSegment> critical_path() const;
   std::vector<Span> take_timeline() { return std::move(spans_); }
+  std::vector<Flow> take_flows() { return std::move(flows_); }
 
  private:
   struct TaskRecord {
@@ -93,6 +107,7 @@ class StepRecorder {
   Recording recording_;
   std::vector<std::vector<TaskRecord>> tasks_;  // per stage, per task
   std::vector<Span> spans_;
+  std::vector<Flow> flows_;
 };
 
 }  // namespace podsim::runtime

@@ -401,12 +401,17 @@ def parse_config(text, c):
     return doc if isinstance(doc, dict) else None
 
 
+STREAM_NAMES = ["compute", "dp reduce", "dp gather", "pp forward", "pp backward", "other comm", "tp comm"]
+
+
 def check_trace(args, h5, c):
     """`podsim run --trace t.json`: Chrome trace-event JSON whose compute thread, per stage, sums to the
     step and, per category, to that stage's /breakdown (docs/output-schema.md, "Timeline trace")."""
     trace = os.path.join(args.workdir, "trace.json")
+    timeline_file = os.path.join(args.workdir, "timeline.h5")
     fresh(trace)
-    p = run([args.podsim, "run", args.scenario, "--trace", trace, "--json"])
+    fresh(timeline_file)
+    p = run([args.podsim, "run", args.scenario, "--trace", trace, "--timeline", "-o", timeline_file, "--json"])
     if not c.check(p.returncode == 0 and os.path.isfile(trace), f"--trace: exit {p.returncode}, {p.stderr.strip()}"):
         return
     try:
@@ -440,6 +445,36 @@ def check_trace(args, h5, c):
         for name, column in zip(CATEGORY_NAMES, CATEGORY_COLUMNS):
             c.check(math.isclose(per.get(name, 0.0), float(row[column]), rel_tol=1e-6, abs_tol=1e-9),
                     f"--trace stage {stage}: {name} {per.get(name, 0.0)} s vs /breakdown {column} {float(row[column])} s")
+    # Flow arrows: one start on a sender's pipeline stream, one finish on the next or previous
+    # stage's compute stream (the last stage sends to the first with interleaving), no earlier;
+    # arrows only where there is a pipeline.
+    starts = {e["id"]: e for e in events if e.get("ph") == "s"}
+    finishes = {e["id"]: e for e in events if e.get("ph") == "f"}
+    c.check(starts.keys() == finishes.keys(), "--trace: flow starts and finishes do not pair up")
+    c.check(bool(starts) == (len(stages) > 1), f"--trace: {len(starts)} flow arrows for {len(stages)} stages")
+    for i, s in starts.items():
+        f = finishes.get(i)
+        if f is None:
+            continue
+        if not c.check(s["tid"] in (3, 4) and f["tid"] == 0 and abs(s["pid"] - f["pid"]) in (1, len(stages) - 1)
+                       and f["ts"] >= s["ts"],
+                       f"--trace: flow {s} -> {f} is not a pipeline message forward in time"):
+            break
+    # The same intervals as the /timeline table of the -o file (--timeline).
+    import h5py
+    with h5py.File(timeline_file, "r") as f:
+        timeline = f["timeline"][()]
+    xs = [e for e in events if e.get("ph") == "X" and e["tid"] < len(STREAM_NAMES)]
+    c.check(len(timeline) == len(xs), f"/timeline has {len(timeline)} rows, the trace {len(xs)} stream intervals")
+    for row in breakdown:
+        stage = int(row["stage"])
+        compute = timeline[(timeline["stage"] == stage) & (timeline["stream"] == b"compute")]
+        c.close(float(compute["duration_s"].sum()), step, f"/timeline stage {stage}: compute stream sums to the step",
+                rel=1e-9)
+        for name, column in zip(CATEGORY_NAMES, CATEGORY_COLUMNS):
+            got = float(compute[compute["category"] == name.encode()]["duration_s"].sum())
+            c.check(math.isclose(got, float(row[column]), rel_tol=1e-9, abs_tol=1e-12),
+                    f"/timeline stage {stage}: {name} {got} s vs /breakdown {column} {float(row[column])} s")
 
 
 def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
