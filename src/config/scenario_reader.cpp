@@ -22,7 +22,9 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   r.set_default("pp", "1");
   p.tp = static_cast<int>(r.integer("tp", 1, 1 << 20));
   p.pp = static_cast<int>(r.integer("pp", 1, 1 << 20));
-  if (!r.has("dp")) {
+  // `dp: auto` (or no dp): every chip the tensor and pipeline degrees leave.
+  const bool auto_dp = !r.has("dp") || r.text("dp") == "auto";
+  if (auto_dp) {
     // Each degree is at most 2^20, so tp × pp fits in 64 bits (not in an int: 65536 × 65536
     // once wrapped to 0 and divided by it).
     const std::int64_t tp_pp = std::int64_t{p.tp} * p.pp;
@@ -30,7 +32,11 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
       r.fail("tp", "tp × pp (" + std::to_string(tp_pp) + ") does not divide the " + std::to_string(chips) +
                        " chips; give dp, tp and pp");
     }
-    r.set_default("dp", std::to_string(chips / tp_pp));
+    if (r.has("dp")) {
+      r.node("dp") = std::to_string(chips / tp_pp);  // the resolved scenario says what auto chose
+    } else {
+      r.set_default("dp", std::to_string(chips / tp_pp));
+    }
   }
   p.dp = static_cast<int>(r.integer("dp", 1, 1 << 20));
   r.set_default("schedule", "1f1b");

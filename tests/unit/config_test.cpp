@@ -279,5 +279,20 @@ TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {
   EXPECT_FALSE(set.dp_reduce);
 }
 
+TEST_F(ConfigFiles, DpAutoIsWhatTensorAndPipelineDegreesLeave) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  const std::string head = "schema_version: 1\nmodel: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                           "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() + "\ntopology: " +
+                           (root / "topologies/a100-dgx-8x8.yaml").string() + "\ntraining: { global_batch: 64 }\n";
+  write("auto.yaml", head + "parallelism: { dp: auto, tp: 4, pp: 2 }\n");
+  const LoadedScenario loaded = load_scenario("auto.yaml");
+  EXPECT_EQ(loaded.scenario.parallel.dp, 8);  // 64 chips / (4 × 2)
+  EXPECT_NE(loaded.resolved_yaml().find("dp: 8"), std::string::npos);  // the file says what auto chose
+  write("omitted.yaml", head + "parallelism: { tp: 4, pp: 2 }\n");
+  EXPECT_EQ(load_scenario("omitted.yaml").scenario.parallel.dp, 8);
+  write("odd.yaml", head + "parallelism: { dp: auto, tp: 3 }\n");
+  EXPECT_THROW(load_scenario("odd.yaml"), InputError);  // 3 does not divide 64
+}
+
 }  // namespace
 }  // namespace podsim::config
