@@ -31,13 +31,15 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
   const auto keys = sweep.keys();
   const std::size_t step = sweep::metric_index("step_time_s");
   const std::size_t mfu = sweep::metric_index("mfu");
-  std::cout << "fastest feasible points:\n";
+  const std::size_t tokens = sweep::metric_index("tokens_per_s");
+  std::cout << (s.by_throughput ? "highest-throughput feasible points (their tokens per step differ):\n"
+                                : "fastest feasible points:\n");
   for (const auto& r : s.fastest) {
     const auto values = sweep.overrides_at(r.index);
     std::string swept;
     for (std::size_t k = 0; k < keys.size(); ++k) append_joined(swept, " ", keys[k] + "=" + values[k].value);
-    std::snprintf(line, sizeof line, "  #%-6llu %10.4f s/step  MFU %5.1f%%  ", static_cast<unsigned long long>(r.index),
-                  r.reals[step], 100.0 * r.reals[mfu]);
+    std::snprintf(line, sizeof line, "  #%-6llu %10.4f s/step  %12.0f tokens/s  MFU %5.1f%%  ",
+                  static_cast<unsigned long long>(r.index), r.reals[step], r.reals[tokens], 100.0 * r.reals[mfu]);
     std::cout << line << swept << "\n";
   }
 }

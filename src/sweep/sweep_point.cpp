@@ -1,14 +1,18 @@
 #include "sweep/sweep_point.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
 #include "parallelism/work_bounds.hpp"
 #include "output/step_tables.hpp"
+#include "network/network_spec.hpp"
 #include "runtime/step_simulation.hpp"
+#include "topology/topology_spec.hpp"
 #include "util/byte_buffer.hpp"
 
 namespace podsim::sweep {
@@ -29,6 +33,42 @@ PointResult infeasible(std::uint64_t index, std::string reason, const config::Lo
   r.ints.assign(m.ints.size(), 0);
   r.reals.assign(m.reals.size(), std::numeric_limits<double>::quiet_NaN());
   return r;
+}
+
+/// What an infeasible point still says about itself: its scenario and layout as written, so
+/// that its row keeps its swept values as numbers (the metrics stay NaN).
+void describe_layout(PointResult& p, const runtime::Scenario& s) {
+  const MetricSchema& m = metric_schema();
+  const auto& par = s.parallel;
+  const auto& tr = s.training;
+  const std::map<std::string, std::string> texts{
+      {"model", s.model.name},
+      {"hardware", s.chip.name},
+      {"topology", s.topology.name},
+      {"network", network::fidelity_name(s.network.fidelity)},
+      {"schedule", parallelism::schedule_name(par.schedule)},
+      {"recompute", parallelism::recompute_name(tr.recompute)}};
+  for (std::size_t i = 0; i < m.texts.size(); ++i) {
+    const auto it = texts.find(m.texts[i]);
+    if (it != texts.end()) p.texts[i] = it->second;
+  }
+  const std::int64_t per_step = std::int64_t{par.dp} * tr.micro_batch;
+  const std::map<std::string, std::int64_t> ints{
+      {"chips", static_cast<std::int64_t>(topology::chip_count(s.topology))},
+      {"dp", par.dp},
+      {"tp", par.tp},
+      {"pp", par.pp},
+      {"virtual_stages", par.virtual_stages},
+      {"zero", par.zero},
+      {"sequence_parallel", par.sequence_parallel ? 1 : 0},
+      {"global_batch", tr.global_batch},
+      {"micro_batch", tr.micro_batch},
+      {"microbatches", per_step > 0 && tr.global_batch % per_step == 0 ? tr.global_batch / per_step : 0},
+      {"seq_len", tr.seq_len}};
+  for (std::size_t i = 0; i < m.ints.size(); ++i) {
+    const auto it = ints.find(m.ints[i].first);
+    if (it != ints.end()) p.ints[i] = it->second;
+  }
 }
 
 }  // namespace
@@ -99,8 +139,10 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
       std::string why;
       const auto value = d.expression.evaluate(vars, &why);
       if (!value || *value < 1) {
-        return infeasible(index, d.key + " = " + d.expression.text() + ": " + (value ? "not positive" : why), sweep,
-                          derived);
+        PointResult p = infeasible(index, d.key + " = " + d.expression.text() + ": " + (value ? "not positive" : why),
+                                   sweep, derived);
+        describe_layout(p, raw.scenario);
+        return p;
       }
       derived[k] = *value;
       overrides.push_back(config::Override{d.key, std::to_string(*value), d.where + " (derive " + d.key + ")", sweep.dir});
@@ -110,16 +152,26 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   try {
     loaded = config::load_scenario(sweep.base, overrides);
   } catch (const config::InfeasibleLayout& e) {
-    return infeasible(index, e.what(), sweep, derived);
+    PointResult p = infeasible(index, e.what(), sweep, derived);
+    describe_layout(p, config::load_scenario(sweep.base, overrides, false).scenario);  // the layout as written
+    return p;
   }
   const runtime::Scenario& s = loaded.scenario;
   const auto work = parallelism::estimate_work(s.model, s.parallel, s.training);
   if (const auto why = parallelism::over_budget(work, s.training)) {
-    return infeasible(index, "beyond the work budget: " + *why, sweep, derived);
+    PointResult p = infeasible(index, "beyond the work budget: " + *why, sweep, derived);
+    describe_layout(p, s);
+    return p;
   }
   const auto memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
   if (const auto why = memory::does_not_fit(memory)) {
-    return infeasible(index, "does not fit in memory: " + *why, sweep, derived);
+    PointResult p = infeasible(index, "does not fit in memory: " + *why, sweep, derived);
+    describe_layout(p, s);
+    double peak = 0;
+    for (const auto& stage : memory) peak = std::max(peak, stage.total);
+    p.reals[metric_index("memory_peak_bytes")] = peak;
+    p.reals[metric_index("hbm_capacity_bytes")] = s.chip.hbm_capacity_bytes - s.chip.hbm_reserved_bytes;
+    return p;
   }
   const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals);
   const output::Table summary = output::summary_table(s, report, output::RunLabels{loaded.name, s.topology.name});

@@ -208,9 +208,17 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
       summary.infeasible += r.feasible ? 0 : 1;
       if (r.feasible) summary.fastest.push_back(r);
     }
+    // Points that train on different tokens per step (a swept batch or sequence length) are
+    // compared by throughput; otherwise by step time (the same order, read more directly).
     const std::size_t step = metric_index("step_time_s");
-    std::stable_sort(summary.fastest.begin(), summary.fastest.end(),
-                     [&](const PointResult& a, const PointResult& b) { return a.reals[step] < b.reals[step]; });
+    const std::size_t tokens = metric_index("tokens_per_s");
+    const auto per_step = [&](const PointResult& r) { return r.reals[tokens] * r.reals[step]; };
+    summary.by_throughput = std::any_of(summary.fastest.begin(), summary.fastest.end(), [&](const PointResult& r) {
+      return std::abs(per_step(r) - per_step(summary.fastest.front())) > 1e-6 * per_step(r);
+    });
+    std::stable_sort(summary.fastest.begin(), summary.fastest.end(), [&](const PointResult& a, const PointResult& b) {
+      return summary.by_throughput ? a.reals[tokens] > b.reals[tokens] : a.reals[step] < b.reals[step];
+    });
     if (summary.fastest.size() > 5) summary.fastest.resize(5);
     summary.results = std::move(results);
   }

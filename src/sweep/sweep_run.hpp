@@ -31,7 +31,10 @@ struct SweepSummary {
   std::uint64_t simulated = 0;   ///< feasible points computed now
   std::uint64_t infeasible = 0;  ///< recorded with a reason, now or before
   double seconds = 0;            ///< wall time of this run
-  std::vector<PointResult> fastest;  ///< up to 5 feasible points, shortest step first (process 0)
+  /// Up to 5 feasible points, best first (process 0): shortest step, or highest tokens/s when
+  /// the points train on different numbers of tokens per step (by_throughput).
+  std::vector<PointResult> fastest;
+  bool by_throughput = false;
   std::map<std::uint64_t, PointResult> results;  ///< every point, by index (process 0)
 };
 

@@ -108,6 +108,21 @@ TEST_F(SweepFiles, InfeasiblePointsSayWhyOrStopAStrictSweep) {
   EXPECT_FALSE(inexact.feasible);
   EXPECT_NE(inexact.reason.find("parallelism.dp = chips / tp"), std::string::npos) << inexact.reason;
   EXPECT_TRUE(std::isnan(inexact.reals[sweep::metric_index("step_time_s")]));
+  // Infeasible rows still carry their layout as numbers (the table's dp/tp columns, the
+  // memory that did not fit), not zeros: only the simulated metrics are NaN.
+  const auto int_at = [](const sweep::PointResult& r, const std::string& name) {
+    const auto& ints = sweep::metric_schema().ints;
+    for (std::size_t i = 0; i < ints.size(); ++i) {
+      if (ints[i].first == name) return r.ints[i];
+    }
+    return std::int64_t{-1};
+  };
+  EXPECT_EQ(int_at(oom, "tp"), 1);
+  EXPECT_EQ(int_at(oom, "dp"), 256);
+  EXPECT_EQ(int_at(oom, "chips"), 256);
+  EXPECT_GT(oom.reals[sweep::metric_index("memory_peak_bytes")], oom.reals[sweep::metric_index("hbm_capacity_bytes")]);
+  EXPECT_EQ(int_at(inexact, "tp"), 3);
+  EXPECT_EQ(oom.texts[0], "llama2-13b");  // model
 
   const auto strict = config::load_sweep(write(axes + "skip_infeasible: false\n"));
   EXPECT_THROW(sweep::evaluate_point(strict, 1), InputError);
@@ -165,6 +180,20 @@ TEST_F(SweepFiles, ResumesItsOwnFileAndRefusesAnyOther) {
                InputError);
   std::ifstream kept(out, std::ios::binary);
   EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), {}), before);
+}
+
+TEST_F(SweepFiles, PointsOfDifferentBatchesAreRankedByThroughput) {
+  const partition::Communicator alone(0, 1);
+  const auto by_batch = config::load_sweep(write("axes: { training.global_batch: [128, 256, 512] }\n"));
+  const auto ran = sweep::run_sweep(by_batch, sweep::SweepOutput{dir_ / "b.h5", "test", "podsim sweep", false, 2, {}}, alone);
+  ASSERT_EQ(ran.fastest.size(), 3U);
+  EXPECT_TRUE(ran.by_throughput);  // a larger batch takes longer but may train faster
+  const std::size_t tokens = sweep::metric_index("tokens_per_s");
+  EXPECT_GE(ran.fastest[0].reals[tokens], ran.fastest[1].reals[tokens]);
+  EXPECT_GE(ran.fastest[1].reals[tokens], ran.fastest[2].reals[tokens]);
+  const auto by_tp = config::load_sweep(write("axes: { parallelism.tp: [4, 8] }\nderive: { parallelism.dp: \"chips / tp\" }\n"));
+  EXPECT_FALSE(sweep::run_sweep(by_tp, sweep::SweepOutput{dir_ / "t.h5", "test", "podsim sweep", false, 2, {}}, alone)
+                   .by_throughput);
 }
 
 TEST(Sweep, PointResultsRoundTripThroughBytes) {
