@@ -13,7 +13,12 @@ namespace podsim::output {
 template <typename T>
 concept JsonInteger = std::integral<T> && !std::same_as<T, bool>;
 
-/// Builds one JSON document (RFC 8259) into a string, for the commands' --json output:
+/// Builds one JSON document (RFC 8259) into a string, for the commands' --json output and
+/// the Chrome trace. A streaming writer rather than nlohmann-json's document model: for a
+/// 389,000-event trace (GPT-3 175B on 1024 v4 chips) building an nlohmann::json and dumping
+/// it took 3.6–3.8 s and 402 MB against 0.79–0.80 s and 62 MB here (2026-12-02, -O2, one
+/// core). nlohmann-json parses this writer's output in the tests (output_test) instead.
+///
 ///
 ///   JsonWriter j;
 ///   j.begin_object();

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -400,6 +402,70 @@ TEST(Json, DoublesRoundTripInShortestForm) {
     one.value(v);
     ASSERT_EQ(std::strtod(one.str().c_str(), nullptr), v) << one.str();
   }
+}
+
+/// Writes a random document with `w` and builds the same one as `expected`.
+void random_value(output::JsonWriter& w, nlohmann::json& expected, std::mt19937_64& rng, int depth) {
+  const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+  const int kind = depth > 3 ? 2 + pick(4) : pick(6);
+  if (kind == 0 || kind == 1) {
+    const int n = pick(5);
+    if (kind == 0) {
+      w.begin_object();
+      expected = nlohmann::json::object();
+      for (int i = 0; i < n; ++i) {
+        const std::string key = "k" + std::to_string(i) + (pick(2) != 0 ? "\"\u00e9\t" : "");
+        w.key(key);
+        random_value(w, expected[key], rng, depth + 1);
+      }
+      w.end_object();
+    } else {
+      w.begin_array();
+      expected = nlohmann::json::array();
+      for (int i = 0; i < n; ++i) random_value(w, expected.emplace_back(), rng, depth + 1);
+      w.end_array();
+    }
+  } else if (kind == 2) {
+    std::uint64_t bits = rng();
+    double v = 0;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) v = static_cast<double>(static_cast<std::int64_t>(bits)) * 1e-300;
+    w.value(v);
+    expected = v;
+  } else if (kind == 3) {
+    const auto v = static_cast<std::int64_t>(rng());
+    w.value(v);
+    expected = v;
+  } else if (kind == 4) {
+    std::string text;  // valid UTF-8 with control characters, quotes and backslashes
+    for (int i = pick(12); i-- > 0;) {
+      static constexpr std::array<const char*, 8> kPieces{"a", "\"", "\\", "\n", "\x01", "\u00e9", "\u20ac", "\U0001F600"};
+      text += kPieces[static_cast<std::size_t>(pick(8))];
+    }
+    w.value(text);
+    expected = text;
+  } else {
+    const bool b = pick(2) != 0;
+    w.value(b);
+    expected = b;
+  }
+}
+
+TEST(Json, AnIndependentParserReadsBackWhatWasWritten) {
+  // nlohmann-json parses every document exactly as built: structure, strings, 64-bit
+  // integers, and every double bit for bit (shortest round-trip form).
+  std::mt19937_64 rng(20261202);
+  for (int doc = 0; doc < 500; ++doc) {
+    output::JsonWriter w(doc % 2 == 0 ? 0 : 2);
+    nlohmann::json expected;
+    random_value(w, expected, rng, 0);
+    const nlohmann::json parsed = nlohmann::json::parse(w.str());
+    ASSERT_EQ(parsed, expected) << w.str();
+  }
+  // Invalid UTF-8 still gives valid JSON (the byte becomes U+FFFD).
+  output::JsonWriter w;
+  w.value(std::string("a\xff\xc0" "b"));
+  EXPECT_EQ(nlohmann::json::parse(w.str()).get<std::string>(), "a\uFFFD\uFFFDb");
 }
 
 TEST(Json, MisuseThrowsInsteadOfWritingInvalidJson) {
