@@ -157,6 +157,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   whatif_cmd->add_option("--set", whatif_opts.sets, "Override a key of the scenario first (repeatable)");
   whatif_cmd->add_option("--output,-o", whatif_opts.output_file,
                          "Write the /whatif, /sweep and /inputs tables to this HDF5 file (rerunning resumes)");
+  whatif_cmd->add_flag("--replan", whatif_opts.replan,
+                       "Also find each variant's best layout (podsim plan, analytical network): a faster ICI can change it");
   whatif_cmd->add_flag("--json", whatif_opts.json, "Print the result as one JSON object");
   whatif_cmd->add_flag("--quiet,-q", whatif_opts.quiet, "No progress line on stderr");
 

@@ -46,6 +46,32 @@ std::string elasticity_text(double e) {
   return buf;
 }
 
+/// With --replan: each variant's best layout, where it differs from the scenario's best.
+void print_replanned(const whatif::WhatifResult& r) {
+  if (!r.base_replanned.found) {
+    std::cout << "\nre-planned: no layout of these chips can run the scenario\n";
+    return;
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "\nre-planned (podsim plan's best layout of each variant, analytical network):\n"
+                "  the scenario: %.4f s/step with %s\n", r.base_replanned.step_time_s, r.base_replanned.layout.c_str());
+  std::cout << line;
+  output::TextTable t({"knob", "value", "best layout", "step", "elasticity"});
+  for (std::size_t c : {0, 1, 2}) t.set_align(c, output::Align::kLeft);
+  for (const auto& k : r.knobs) {
+    for (const whatif::Variant* v : {&k.low, &k.high}) {
+      if (!v->tried) continue;
+      const auto& p = v->replanned;
+      const std::string layout = !p.found ? "none runs"
+                                 : p.layout == r.base_replanned.layout ? "(the same)"
+                                                                       : p.layout;
+      t.add_row({k.knob.key, v->value, layout, p.found ? signed_percent(p.step_time_s / r.base_replanned.step_time_s - 1) : "—",
+                 v == &k.low || !k.low.tried ? elasticity_text(k.replanned_elasticity) : ""});
+    }
+  }
+  std::cout << t.render();
+}
+
 void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
   char line[512];
   std::snprintf(line, sizeof line,
@@ -67,6 +93,7 @@ void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   }
   std::cout << t.render();
   std::cout << "(step: the change of the step time; elasticity: % step time per % knob, d ln step / d ln value)\n";
+  if (r.replanned) print_replanned(r);
   if (!notes.empty()) std::cout << "variants that cannot run:\n" << notes;
   // Which knob buys most: the largest shortening one step of one knob gives.
   std::vector<const whatif::KnobOutcome*> gains;
@@ -97,6 +124,12 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   j.value(step);
   j.key("base_step_time_s");
   j.value(r.base_step_time_s);
+  if (r.replanned) {
+    j.key("base_replanned_layout");
+    j.value(r.base_replanned.layout);
+    j.key("base_replanned_step_time_s");
+    j.value(r.base_replanned.found ? r.base_replanned.step_time_s : std::nan(""));
+  }
   j.key("knobs");
   j.begin_array();
   for (const auto& k : r.knobs) {
@@ -109,6 +142,10 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
     j.value(k.elasticity);
     j.key("gain");
     j.value(k.gain);
+    if (r.replanned) {
+      j.key("replanned_elasticity");
+      j.value(k.replanned_elasticity);
+    }
     j.key("variants");
     j.begin_array();
     for (const whatif::Variant* v : {&k.low, &k.high}) {
@@ -124,6 +161,12 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
       j.value(v->reason);
       j.key("step_time_s");
       j.value(v->feasible ? v->step_time_s : std::nan(""));
+      if (r.replanned) {
+        j.key("replanned_layout");
+        j.value(v->replanned.layout);
+        j.key("replanned_step_time_s");
+        j.value(v->replanned.found ? v->replanned.step_time_s : std::nan(""));
+      }
       j.end_object();
     }
     j.end_array();
@@ -142,6 +185,7 @@ void run_whatif_command(const WhatifOptions& options, const Invocation& invocati
   request.sets = config::parse_overrides(options.sets);
   request.knobs = options.knobs;
   request.step = parse_step(options.step);
+  request.replan = options.replan;
   sweep::SweepOutput output{options.output_file, invocation.version, invocation.command_line, !options.quiet, 2, {}};
   const whatif::WhatifResult r = whatif::run_whatif(request, output, *invocation.world);
   if (!invocation.prints()) return;

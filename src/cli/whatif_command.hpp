@@ -15,6 +15,7 @@ struct WhatifOptions {
   std::string step = "10%";        ///< --step: how far continuous knobs move, each way
   std::vector<std::string> sets;
   std::string output_file;
+  bool replan = false;  ///< --replan: the best layout of every variant too
   bool json = false;
   bool quiet = false;
 };

@@ -7,6 +7,7 @@
 #include "config/document.hpp"
 #include "config/scalar_values.hpp"
 #include "config/scenario_config.hpp"
+#include "plan/plan_run.hpp"
 #include "util/error.hpp"
 
 namespace podsim::whatif {
@@ -57,7 +58,8 @@ config::LoadedSweep as_sweep(const WhatifRequest& request, const std::vector<Kno
   }
   s.dimensions.push_back(std::move(dim));
   // What the output file records as "the sweep": the study itself.
-  std::string yaml = "whatif:\n  scenario: " + s.file + "\n  step: " + std::to_string(request.step) + "\n  knobs:\n";
+  std::string yaml = "whatif:\n  scenario: " + s.file + "\n  step: " + std::to_string(request.step) +
+                     "\n  replan: " + (request.replan ? "true" : "false") + "\n  knobs:\n";
   for (const auto& k : knobs) yaml += "    - {key: " + k.key + ", low: \"" + k.low + "\", high: \"" + k.high + "\"}\n";
   yaml += "  set:\n";
   for (const auto& o : request.sets) yaml += "    - \"" + o.path + "=" + o.value + "\"\n";
@@ -79,18 +81,60 @@ Variant variant(const std::map<std::uint64_t, sweep::PointResult>& results, std:
   return v;
 }
 
-double elasticity(const KnobOutcome& k, double base) {
-  const bool lo = k.low.tried && k.low.feasible;
-  const bool hi = k.high.tried && k.high.feasible;
-  if (lo && hi) return std::log(k.high.step_time_s / k.low.step_time_s) / std::log(k.high.ratio / k.low.ratio);
-  if (hi) return std::log(k.high.step_time_s / base) / std::log(k.high.ratio);
-  if (lo) return std::log(k.low.step_time_s / base) / std::log(k.low.ratio);
+/// d ln(step) / d ln(value) from the variants that ran: central with both, else one-sided.
+double elasticity(bool lo, double lo_step, double lo_ratio, bool hi, double hi_step, double hi_ratio, double base) {
+  if (lo && hi) return std::log(hi_step / lo_step) / std::log(hi_ratio / lo_ratio);
+  if (hi) return std::log(hi_step / base) / std::log(hi_ratio);
+  if (lo) return std::log(lo_step / base) / std::log(lo_ratio);
   return kNaN;
 }
 
-/// The knobs' outcomes from the points finished so far, ranked.
-WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64_t, sweep::PointResult>& results) {
+double elasticity(const KnobOutcome& k, double base) {
+  return elasticity(k.low.tried && k.low.feasible, k.low.step_time_s, k.low.ratio, k.high.tried && k.high.feasible,
+                    k.high.step_time_s, k.high.ratio, base);
+}
+
+double replanned_elasticity(const KnobOutcome& k, const Replanned& base) {
+  if (!base.found) return kNaN;
+  const auto& lo = k.low.replanned;
+  const auto& hi = k.high.replanned;
+  return elasticity(k.low.tried && lo.found, lo.step_time_s, k.low.ratio, k.high.tried && hi.found, hi.step_time_s,
+                    k.high.ratio, base.step_time_s);
+}
+
+/// The planner's best layout for the scenario with `overrides` (on every process; the
+/// result on process 0).
+Replanned replan(const WhatifRequest& request, const std::vector<config::Override>& overrides,
+                 const partition::Communicator& comm) {
+  std::vector<config::Override> all = request.sets;
+  all.insert(all.end(), overrides.begin(), overrides.end());
+  const runtime::Scenario scenario = config::load_scenario(request.scenario, all, false).scenario;
+  plan::PlanOptions options;
+  options.contention_top = 0;  // analytical only: one plan per variant
+  options.progress = false;
+  const plan::PlanResult result = plan::run_plan(scenario, options, comm);
+  Replanned r;
+  if (!comm.root() || result.ranking.empty()) return r;
+  const std::size_t best = result.ranking.front();
+  r.found = true;
+  r.layout = plan::describe(result.candidates[best].layout);
+  r.step_time_s = result.best_outcome(best).step_s;
+  return r;
+}
+
+/// The planner's best layouts: the scenario's, then each knob's low and high variant.
+struct Replans {
+  bool done = false;
+  Replanned base;
+  std::vector<std::pair<Replanned, Replanned>> knobs;
+};
+
+/// The knobs' outcomes from the points finished so far (and the re-plans), ranked.
+WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64_t, sweep::PointResult>& results,
+                      const Replans& replans) {
   WhatifResult r;
+  r.replanned = replans.done;
+  r.base_replanned = replans.base;
   const auto base = results.find(0);
   r.base_step_time_s = base != results.end() && base->second.feasible
                            ? base->second.reals[sweep::metric_index("step_time_s")]
@@ -101,6 +145,11 @@ WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64
     k.low = variant(results, 2 * i + 1, knobs[i].low, knobs[i].low_ratio);
     k.high = variant(results, 2 * i + 2, knobs[i].high, knobs[i].high_ratio);
     k.elasticity = elasticity(k, r.base_step_time_s);
+    if (replans.done) {
+      k.low.replanned = replans.knobs[i].first;
+      k.high.replanned = replans.knobs[i].second;
+    }
+    k.replanned_elasticity = replans.done ? replanned_elasticity(k, replans.base) : kNaN;
     for (const Variant* v : {&k.high, &k.low}) {
       if (!v->tried || !v->feasible) continue;
       const double gain = (r.base_step_time_s - v->step_time_s) / r.base_step_time_s;
@@ -136,6 +185,9 @@ output::Table whatif_table(const WhatifResult& result) {
   t.add_real("base_step_time_s", "s");
   t.add_real("step_change_percent", "%");
   t.add_real("elasticity", "1");
+  t.add_text("replanned_layout");
+  t.add_real("replanned_step_time_s", "s");
+  t.add_real("replanned_elasticity", "1");
   for (const auto& k : result.knobs) {
     for (const Variant* v : {&k.low, &k.high}) {
       if (!v->tried) continue;
@@ -150,6 +202,9 @@ output::Table whatif_table(const WhatifResult& result) {
       t.reals("step_change_percent")
           .push_back(v->feasible ? 100 * (v->step_time_s / result.base_step_time_s - 1) : kNaN);
       t.reals("elasticity").push_back(k.elasticity);
+      t.texts("replanned_layout").push_back(v->replanned.layout);
+      t.reals("replanned_step_time_s").push_back(v->replanned.found ? v->replanned.step_time_s : kNaN);
+      t.reals("replanned_elasticity").push_back(result.replanned ? k.replanned_elasticity : kNaN);
     }
   }
   return t;
@@ -166,16 +221,28 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
   const std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
   if (knobs.empty()) throw InputError(config::display_name(request.scenario) + ": no knob to vary");
   const config::LoadedSweep sweep = as_sweep(request, knobs, std::move(inputs));
-  output.extra_tables = [&knobs](const std::map<std::uint64_t, sweep::PointResult>& results) {
-    return std::vector<output::Table>{whatif_table(assemble(knobs, results))};
+  Replans replans;
+  if (request.replan) {
+    // One plan per variant, each spread over every process, in knob order.
+    replans.done = true;
+    replans.base = replan(request, {}, comm);
+    for (const auto& k : knobs) {
+      Replanned low;
+      if (!k.low.empty()) low = replan(request, {config::Override{k.key, k.low, "whatif", "."}}, comm);
+      replans.knobs.emplace_back(low, replan(request, {config::Override{k.key, k.high, "whatif", "."}}, comm));
+    }
+  }
+  output.extra_tables = [&](const std::map<std::uint64_t, sweep::PointResult>& results) {
+    return std::vector<output::Table>{whatif_table(assemble(knobs, results, replans))};
   };
   sweep::SweepSummary summary = sweep::run_sweep(sweep, output, comm);
   WhatifResult result;
   if (comm.root()) {
     const auto& first = summary.results.at(0);
     if (!first.feasible) throw InputError(config::display_name(request.scenario) + " cannot run: " + first.reason);
-    result = assemble(knobs, summary.results);
+    result = assemble(knobs, summary.results, replans);
   }
+
   result.scenario_name = base.name;
   result.sweep = std::move(summary);
   return result;

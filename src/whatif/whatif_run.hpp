@@ -17,6 +17,16 @@ struct WhatifRequest {
   std::vector<config::Override> sets;  ///< --set, applied to the base and every variant
   std::vector<std::string> knobs;      ///< keys to vary (empty: default_knob_keys)
   double step = 0.1;                   ///< relative change of continuous knobs
+  /// Also re-plan the layout of the scenario and of every variant (`podsim plan`'s search on
+  /// the analytical network): a faster ICI can make another layout the best.
+  bool replan = false;
+};
+
+/// The best layout `podsim plan` finds for a scenario (its chips, model and batch).
+struct Replanned {
+  bool found = false;
+  std::string layout;  ///< plan::describe, e.g. "dp 8 × tp 8 × pp 16 · 1F1B · …"
+  double step_time_s = 0;
 };
 
 /// One variant: a knob at one of its two values.
@@ -27,6 +37,7 @@ struct Variant {
   bool feasible = false;
   std::string reason;        ///< why it cannot run
   double step_time_s = 0;
+  Replanned replanned;       ///< with WhatifRequest::replan
 };
 
 /// A knob and what each of its variants did to the step.
@@ -40,12 +51,17 @@ struct KnobOutcome {
   /// base step (0 when neither shortens it), and which variant.
   double gain = 0;
   bool gain_from_high = true;
+  /// The elasticity of the re-planned step (each variant with its own best layout); NaN
+  /// without WhatifRequest::replan.
+  double replanned_elasticity = 0;
 };
 
 /// The study, knobs ranked by |elasticity| (largest first; ties and NaN in key order).
 struct WhatifResult {
   std::string scenario_name;
   double base_step_time_s = 0;
+  Replanned base_replanned;  ///< with WhatifRequest::replan
+  bool replanned = false;
   std::vector<KnobOutcome> knobs;
   sweep::SweepSummary sweep;  ///< the points as the sweep machinery ran them
 };
