@@ -111,7 +111,18 @@ for got, want in zip(rows, expected):
     same = got[:2] == want[:2] and (got[2] == want[2] or (math.isnan(got[2]) and want[2] is None))
     check(same and got[3] == want[3], f"/whatif row {got} != JSON {want}")
 
-# 4. Refusals.
+# 4. --replan: the planner's best layout is no slower than the scenario's own (which is in
+#    its search space), and more FLOP/s makes the re-planned step shorter.
+plan = whatif(COMPUTE, "--replan", "--knobs", "hardware.peak.fp16")
+check(plan["base_replanned_step_time_s"] <= plan["base_step_time_s"] * (1 + 1e-12),
+      f"re-planned {plan['base_replanned_step_time_s']} s is slower than the scenario's {plan['base_step_time_s']} s")
+faster = [v for v in plan["knobs"][0]["variants"] if v["change_percent"] > 0][0]
+check(faster["replanned_step_time_s"] < plan["base_replanned_step_time_s"],
+      f"+10 % FLOP/s re-planned {faster['replanned_step_time_s']} s, not below {plan['base_replanned_step_time_s']} s")
+check(plan["knobs"][0]["replanned_elasticity"] < -0.5, f"re-planned FLOP/s elasticity {plan['knobs'][0]['replanned_elasticity']}")
+check(faster["replanned_layout"].startswith("dp "), f"re-planned layout {faster['replanned_layout']!r}")
+
+# 5. Refusals.
 bad = os.path.join(WORK, "bad.h5")
 p = podsim("whatif", COMPUTE, "--knobs", "training.micro_btch", "-o", bad, code=2)
 check("training.micro_btch" in p.stderr and "did you mean" in p.stderr, f"unknown knob message: {p.stderr.strip()}")
