@@ -79,6 +79,12 @@ void Reader::allow_only(std::initializer_list<const char*> allowed) const {
                        ": unknown key" + did_you_mean(key, names) + "; valid keys are " +
                        join_choices(names));
     }
+    // `micro_batch:` with nothing after it once read as "not given" and took the default
+    // silently; an empty value is a mistake (as an empty --set value is).
+    if (entry.second.IsNull()) {
+      throw InputError(sources_->locate(key_path, entry.first.Mark()) + ": " + key_path +
+                       ": has no value; give one, or leave the key out for its default");
+    }
   }
 }
 

@@ -126,7 +126,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   t.precision.fp8_attention = prec.boolean("fp8_attention");
   r.set_default("flash_attention", "false");
   t.flash_attention = r.boolean("flash_attention");
-  r.set_default("dp_bucket", "25 MB");
+  r.set_default("dp_bucket", "25 MiB");  // PyTorch DDP: bucket_cap_mb=25, times 1024 * 1024
   t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
   if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");
   t.overlap = read_overlap(r, chip);
