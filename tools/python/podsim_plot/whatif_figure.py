@@ -1,0 +1,40 @@
+"""The figure of a what-if file (/whatif: knob, change_percent, step_time_s,
+base_step_time_s, elasticity): a tornado chart of how much each knob moves the step time."""
+import numpy as np
+from matplotlib.figure import Figure
+
+from . import config
+
+UP, DOWN = "#d62728", "#1f77b4"
+
+
+def tornado(podsim_file, options):
+    """A row per knob, the most sensitive (largest |elasticity|) at the top; a bar per change
+    of the knob from 0 to the step time's change in %, labelled with the elasticity."""
+    table = podsim_file.table("whatif", ["knob", "change_percent", "step_time_s", "base_step_time_s",
+                                         "elasticity"])
+    table = table.assign(delta=(table["step_time_s"] / table["base_step_time_s"] - 1.0) * 100.0,
+                         size=table["elasticity"].abs())
+    order = (table.groupby("knob", sort=True)["size"].max()
+             .sort_values(ascending=False, kind="stable").index.tolist())
+    figure = Figure(figsize=(10, 1.5 + 0.55 * len(order)), layout="constrained")
+    ax = figure.add_subplot()
+    positions = {knob: y for y, knob in enumerate(reversed(order))}
+    for row in table.itertuples():
+        y = positions[row.knob]
+        color = UP if row.change_percent > 0 else DOWN
+        ax.barh(y, row.delta, height=0.6, color=color, alpha=0.85)
+        ax.annotate(f" {row.change_percent:+g} %: ε {row.elasticity:+.2f} ", (row.delta, y), va="center",
+                    ha="left" if row.delta >= 0 else "right", fontsize="small")
+    ax.barh([], [], color=UP, label="knob increased")
+    ax.barh([], [], color=DOWN, label="knob decreased")
+    ax.axvline(0, color="black", linewidth=1)
+    reach = float(np.nanmax(np.abs(table["delta"]))) if len(table) else 1.0
+    ax.set_xlim(-1.6 * reach or -1, 1.6 * reach or 1)
+    ax.set_yticks(list(positions.values()), list(positions.keys()))
+    ax.set_xlabel("step time change (%)   (ε: % step time per % knob)")
+    ax.legend(fontsize="small", loc="lower right")
+    base = table["base_step_time_s"].dropna()
+    note = f" (base step {base.iloc[0]:.4g} s)" if len(base) else ""
+    ax.set_title(f"{config.title_name(podsim_file)}: what if each knob changes{note}")
+    return figure
