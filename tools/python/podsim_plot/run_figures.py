@@ -33,7 +33,8 @@ def breakdown(podsim_file, options):
             ax.bar(stages, values, bottom=bottom, width=0.8, color=color, label=name)
             bottom += values
     ax.axhline(step, color="black", linestyle="--", linewidth=1, label=f"step time {step:.4g} s")
-    ax.set_xlim(stages.min() - 0.7, max(stages.max() + 0.7, stages.min() + 1.5))
+    middle, half = (stages.min() + stages.max()) / 2, max((stages.max() - stages.min()) / 2 + 0.7, 1.5)
+    ax.set_xlim(middle - half, middle + half)  # a lone stage's bar is not as wide as the plot
     if len(stages) <= 32:
         ax.set_xticks(stages)
     multiplicity = sorted(set(table["multiplicity"]))

@@ -2,6 +2,7 @@
 base_step_time_s, elasticity): a tornado chart of how much each knob moves the step time."""
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from . import config
 
@@ -21,19 +22,18 @@ def tornado(podsim_file, options):
     ax = figure.add_subplot()
     positions = {knob: y for y, knob in enumerate(reversed(order))}
     for row in table.itertuples():
-        y = positions[row.knob]
-        color = UP if row.change_percent > 0 else DOWN
-        ax.barh(y, row.delta, height=0.6, color=color, alpha=0.85)
+        up = row.change_percent > 0  # the increase above the knob's line, the decrease below
+        y = positions[row.knob] + (0.18 if up else -0.18)
+        ax.barh(y, row.delta, height=0.34, color=UP if up else DOWN, alpha=0.85)
         ax.annotate(f" {row.change_percent:+g} %: ε {row.elasticity:+.2f} ", (row.delta, y), va="center",
                     ha="left" if row.delta >= 0 else "right", fontsize="small")
-    ax.barh([], [], color=UP, label="knob increased")
-    ax.barh([], [], color=DOWN, label="knob decreased")
     ax.axvline(0, color="black", linewidth=1)
     reach = float(np.nanmax(np.abs(table["delta"]))) if len(table) else 1.0
     ax.set_xlim(-1.6 * reach or -1, 1.6 * reach or 1)
     ax.set_yticks(list(positions.values()), list(positions.keys()))
     ax.set_xlabel("step time change (%)   (ε: % step time per % knob)")
-    ax.legend(fontsize="small", loc="lower right")
+    ax.legend(handles=[Patch(color=UP, label="knob increased"), Patch(color=DOWN, label="knob decreased")],
+              fontsize="small", loc="lower right")
     base = table["base_step_time_s"].dropna()
     note = f" (base step {base.iloc[0]:.4g} s)" if len(base) else ""
     ax.set_title(f"{config.title_name(podsim_file)}: what if each knob changes{note}")
