@@ -14,7 +14,7 @@ def bandwidth(podsim_file, options):
     """A line per (op, network, group); a marker per algorithm (and NCCL protocol), so a
     change of algorithm with the size shows."""
     table = podsim_file.table("collectives", [*SERIES, "algorithm", "protocol", "bytes",
-                                              "algbw_Bps", "busbw_Bps"])
+                                              "algbw_Bps", "busbw_Bps"], nonempty=True)
     gbps = style.scaled("B/s")[1]
     figure = Figure(figsize=(10, 6), layout="constrained")
     ax = figure.add_subplot()

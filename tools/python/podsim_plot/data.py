@@ -43,8 +43,9 @@ class PodsimFile:
     units: dict
     descriptions: dict
 
-    def table(self, name, columns=()):
-        """The table `name`, checked to have `columns`; PlotError naming the file otherwise."""
+    def table(self, name, columns=(), nonempty=False):
+        """The table `name`, checked to have `columns` (and a row, if `nonempty`); PlotError
+        naming the file otherwise."""
         if name not in self.tables:
             raise PlotError(self.path, f"no /{name} table (a {self.kind} file has "
                                        f"{', '.join('/' + t for t in self.tables) or 'no tables'})")
@@ -52,6 +53,8 @@ class PodsimFile:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise PlotError(self.path, f"/{name} has no column {', '.join(missing)}")
+        if nonempty and frame.empty:
+            raise PlotError(self.path, f"/{name} has no rows")
         return frame
 
     def __getitem__(self, name):

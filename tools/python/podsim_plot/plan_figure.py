@@ -23,7 +23,7 @@ def plan(podsim_file, options):
     they have no step time or memory in /plan."""
     table = podsim_file.table("plan", ["rank", "verdict", "network", "step_time_s", "memory_peak_bytes",
                                        "hbm_capacity_bytes", "dp", "tp", "pp", "schedule", "virtual_stages",
-                                       "micro_batch", "zero", "recompute"])
+                                       "micro_batch", "zero", "recompute"], nonempty=True)
     simulated = table[table["verdict"] == "simulate"]
     gib = style.scaled("B")[1]
     figure = Figure(figsize=(12, 6.5), layout="constrained")
@@ -47,7 +47,11 @@ def plan(podsim_file, options):
     ax.set_xlabel("memory per chip, fullest stage (GiB)")
     ax.set_ylabel("step time (s)")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", loc="upper right")
+    if len(simulated):
+        ax.legend(fontsize="small", loc="upper right")
+    else:
+        ax.text(0.5, 0.5, "no layout could be simulated:\nsee why on the right", ha="center", va="center",
+                transform=ax.transAxes)
     counts = [int((table["verdict"] == verdict).sum()) for verdict, _ in NOT_SIMULATED]
     positions = np.arange(len(NOT_SIMULATED))[::-1]
     side.barh(positions, counts, color=[color for _, color in NOT_SIMULATED], hatch="//", edgecolor="white")

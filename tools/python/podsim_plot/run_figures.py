@@ -4,6 +4,7 @@ import numpy as np
 from matplotlib import colormaps
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from . import config, style
 from .errors import PlotError
@@ -13,7 +14,7 @@ TOP_CONTRIBUTORS = 12
 
 
 def _step(podsim_file):
-    summary = podsim_file.table("summary", ["scenario", "step_time_s", "mfu"])
+    summary = podsim_file.table("summary", ["scenario", "step_time_s", "mfu"], nonempty=True)
     return float(summary["step_time_s"].iloc[0]), float(summary["mfu"].iloc[0])
 
 
@@ -21,7 +22,7 @@ def breakdown(podsim_file, options):
     """Stacked bars, one per pipeline stage: the eleven time categories of /breakdown, which
     sum to the step time in every stage (the dashed line)."""
     columns = [c for c, _, _ in style.TIME_CATEGORIES]
-    table = podsim_file.table("breakdown", ["stage", "multiplicity", *columns])
+    table = podsim_file.table("breakdown", ["stage", "multiplicity", *columns], nonempty=True)
     step, mfu = _step(podsim_file)
     figure = Figure(figsize=(10, 6), layout="constrained")
     ax = figure.add_subplot()
@@ -84,6 +85,8 @@ def links(podsim_file, options):
             image = ax.imshow(idle, cmap=cmap, norm=norm, aspect="auto",
                               interpolation="nearest", origin="lower")
             ax.set_title(f"{grid.axis}: busiest {np.nanmax(grid.values):.1%}", fontsize="medium")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel(grid.column_label, fontsize="small")
             ax.set_ylabel(grid.row_label, fontsize="small")
     figure.colorbar(image, ax=axes, label="link utilization (busy time / step time, log scale)",
@@ -97,7 +100,7 @@ def links(podsim_file, options):
 def critical_path(podsim_file, options):
     """Horizontal bars: the critical path's time by (category, operation), largest first; the
     bars of every contributor sum to the step time."""
-    table = podsim_file.table("critical_path", ["category", "operation", "duration_s"])
+    table = podsim_file.table("critical_path", ["category", "operation", "duration_s"], nonempty=True)
     step, _ = _step(podsim_file)
     totals = (table.groupby(["category", "operation"], sort=True)["duration_s"]
               .agg(["sum", "count"]).sort_values("sum", ascending=False, kind="stable"))

@@ -76,7 +76,7 @@ def _metric(podsim_file, table, given):
 def grid(podsim_file, options, two_keys):
     """The metric over the chosen keys: x (--x or the first key that varies) and, as series or
     heatmap rows, y (--y or the next key that varies; with `two_keys` it must exist)."""
-    table = podsim_file.table("sweep", ["feasible"])
+    table = podsim_file.table("sweep", ["feasible"], nonempty=True)
     keys = _swept_keys(podsim_file, table)
     if not keys:
         raise PlotError(podsim_file.path, "/sweep has no swept_ column")

@@ -13,7 +13,7 @@ def tornado(podsim_file, options):
     """A row per knob, the most sensitive (largest |elasticity|) at the top; a bar per change
     of the knob from 0 to the step time's change in %, labelled with the elasticity."""
     table = podsim_file.table("whatif", ["knob", "change_percent", "step_time_s", "base_step_time_s",
-                                         "elasticity"])
+                                         "elasticity"], nonempty=True)
     table = table.assign(delta=(table["step_time_s"] / table["base_step_time_s"] - 1.0) * 100.0,
                          size=table["elasticity"].abs())
     order = (table.groupby("knob", sort=True)["size"].max()
