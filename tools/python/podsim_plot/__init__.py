@@ -7,15 +7,13 @@
     f.tables["breakdown"]                 # every table as a pandas DataFrame (text as str)
     f.units["breakdown"]["total_s"]       # "s"
     podsim_plot.figure_names(f)           # ["breakdown", "links", "critical-path"]
-    fig = podsim_plot.draw(f, "breakdown")  # a matplotlib Figure (Agg, no pyplot)
+    fig = podsim_plot.draw(f, "breakdown")  # a matplotlib Figure on an Agg canvas
     fig.savefig("breakdown.png")
+
+Importing it leaves matplotlib's backend alone (no pyplot): a notebook keeps its own.
 """
-import matplotlib
-
-matplotlib.use("Agg")
-
-from .data import PodsimFile, load  # noqa: E402
-from .errors import PlotError  # noqa: E402
-from .figures import Options, draw, figure_names  # noqa: E402
+from .data import PodsimFile, load
+from .errors import PlotError
+from .figures import Options, draw, figure_names
 
 __all__ = ["PodsimFile", "PlotError", "Options", "load", "draw", "figure_names"]

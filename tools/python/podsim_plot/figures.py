@@ -1,9 +1,11 @@
 """Which figures each kind of file has, and drawing one by name."""
 import dataclasses
 
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
 from . import collective_figure, plan_figure, run_figures, sweep_figures, whatif_figure
-from .render import settings
 from .errors import PlotError
+from .render import settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +50,8 @@ def draw(podsim_file, name=None, options=Options()):
     for known, function, _ in figures:
         if known == name:
             with settings():
-                return function(podsim_file, options)
+                figure = function(podsim_file, options)
+            FigureCanvasAgg(figure)  # drawn and saved with Agg, whatever the backend
+            return figure
     raise PlotError(podsim_file.path, f"a {podsim_file.kind} file has no figure {name!r} "
                                       f"(it has {', '.join(n for n, _, _ in figures)})")
