@@ -115,11 +115,7 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   return sum;
 }
 
-std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
-                               const RunLabels& labels) {
-  std::vector<Table> tables;
-  tables.push_back(summary_table(s, r, labels));
-
+Table breakdown_table(const runtime::StepReport& r) {
   Table br;
   br.name = "breakdown";
   br.description = "one row per pipeline stage; every chip of the stage (multiplicity) behaves the same; "
@@ -156,8 +152,10 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     br.reals("flops").push_back(st.flops);
     br.reals("padded_flops").push_back(st.padded_flops);
   }
-  tables.push_back(std::move(br));
+  return br;
+}
 
+Table memory_table(const runtime::StepReport& r) {
   Table mem;
   mem.name = "memory";
   mem.description = "one row per pipeline stage: HBM one chip of the stage needs";
@@ -181,7 +179,17 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     mem.reals("capacity_bytes").push_back(m.capacity);
     mem.ints("fits").push_back(m.fits() ? 1 : 0);
   }
-  tables.push_back(std::move(mem));
+  return mem;
+}
+
+std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepReport& r, const topology::Topology& topo,
+                               const RunLabels& labels) {
+  std::vector<Table> tables;
+  tables.push_back(summary_table(s, r, labels));
+
+  tables.push_back(breakdown_table(r));
+
+  tables.push_back(memory_table(r));
 
   Table links;
   links.name = "links";

@@ -20,6 +20,11 @@ struct RunLabels {
 /// The /summary table alone (one row): what a sweep keeps of a point.
 Table summary_table(const runtime::Scenario& scenario, const runtime::StepReport& report, const RunLabels& labels);
 
+/// /breakdown: one row per pipeline stage, the time categories summing to the step.
+Table breakdown_table(const runtime::StepReport& report);
+/// /memory: one row per pipeline stage, HBM one chip of it needs.
+Table memory_table(const runtime::StepReport& report);
+
 /// The four tables of `podsim run` (docs/output-schema.md): /summary (one row),
 /// /breakdown and /memory (one row per pipeline stage, with the number of chips each row
 /// stands for), /links (one row per directed link that carried traffic).

@@ -118,34 +118,39 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   return out.str();
 }
 
+namespace {
+
+/// Row `row` of `t` as JSON members named like the table's columns (one vocabulary for
+/// --json and HDF5).
+void row_members(JsonWriter& j, const Table& t, std::size_t row) {
+  for (const auto& c : t.columns) {
+    j.key(c.name);
+    if (std::holds_alternative<std::vector<double>>(c.values)) {
+      j.value(c.reals()[row]);
+    } else if (std::holds_alternative<std::vector<std::int64_t>>(c.values)) {
+      j.value(c.ints()[row]);
+    } else {
+      j.value(c.texts()[row]);
+    }
+  }
+}
+
+}  // namespace
+
 std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, const RunLabels& labels) {
   JsonWriter j(2);
   j.begin_object();
-  j.member("scenario", labels.scenario);
-  j.member("model", s.model.name);
-  j.member("hardware", s.chip.name);
-  j.member("topology", s.topology.name);
-  j.member("chips", r.chips);
-  j.member("dp", s.parallel.dp);
-  j.member("tp", s.parallel.tp);
-  j.member("pp", s.parallel.pp);
-  j.member("mesh", r.mesh);
-  j.member("microbatches", r.microbatches);
-  j.member("step_time_s", r.step_s);
-  j.member("tokens_per_s", r.tokens_per_s);
-  j.member("samples_per_s", r.samples_per_s);
-  j.member("mfu", r.mfu);
-  j.member("hfu", r.hfu);
-  j.member("padding_waste", r.padding_waste());
-  j.member("fits_in_memory", r.fits());
-  j.member("memory_per_chip_bytes", r.memory[fullest_stage(r)].total);
-  j.member("busiest_link_utilization", busiest_link(r).utilization);
-  const auto& st = r.execution.stages[pacing_stage(r)];
-  j.key("breakdown_s");
+  // Every /summary column, by its name there: the layout, the metrics, the memory peak.
+  row_members(j, summary_table(s, r, labels), 0);
+  // The pacing stage's /breakdown row (its *_s categories sum to step_time_s) and the
+  // fullest stage's /memory row (its *_bytes parts sum to total_bytes).
+  j.key("breakdown");
   j.begin_object();
-  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
-    j.member(runtime::category_name(static_cast<TimeCategory>(c)), to_seconds(st.time_ps[c]));
-  }
+  row_members(j, breakdown_table(r), pacing_stage(r));
+  j.end_object();
+  j.key("memory");
+  j.begin_object();
+  row_members(j, memory_table(r), fullest_stage(r));
   j.end_object();
   j.key("critical_path");
   j.begin_array();
@@ -153,7 +158,7 @@ std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, 
     j.begin_object();
     j.member("category", runtime::category_name(c.category));
     j.member("operation", c.operation);
-    j.member("seconds", to_seconds(c.ps));
+    j.member("duration_s", to_seconds(c.ps));
     j.end_object();
   }
   j.end_array();

@@ -104,6 +104,9 @@ class Executor final : public core::EventHandler {
     std::vector<std::uint32_t> tasks;
     std::size_t next = 0;
     bool busy = false;
+    /// Dependencies of the head task known to have finished (a prefix of its list): a
+    /// stream blocked on a dependency rechecks only from there at each event.
+    std::uint32_t deps_checked = 0;
   };
   struct Arrival {
     SimTime at = 0;
@@ -147,6 +150,7 @@ class Executor final : public core::EventHandler {
     const Task& t = plan_.stages[s].tasks[index];
     StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
     ++stream.next;
+    stream.deps_checked = 0;
     if (t.stream == Stream::kCompute) st.compute_free_since = now;
   }
 
@@ -185,9 +189,12 @@ class Executor final : public core::EventHandler {
     add(st, blocker != nullptr && latest > from ? comm_category(blocker->axis) : TimeCategory::kIdle, from, now);
   }
 
-  bool deps_done(const State& st, const parallelism::StageProgram& program, const Task& t) const {
-    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) {
+  /// Whether every dependency of `t`, the head of `stream`, has finished; resumes where the
+  /// last check stopped (finished stays finished).
+  bool deps_done(const State& st, StreamState& stream, const parallelism::StageProgram& program, const Task& t) const {
+    for (std::uint32_t k = t.deps_begin + stream.deps_checked; k < t.deps_end; ++k) {
       if (st.finish[program.deps[k]] == kNotDone) return false;
+      ++stream.deps_checked;
     }
     return true;
   }
@@ -206,7 +213,7 @@ class Executor final : public core::EventHandler {
     const auto& program = plan_.stages[s];
     const std::uint32_t index = stream.tasks[stream.next];
     const Task& t = program.tasks[index];
-    if (!deps_done(st, program, t)) return false;
+    if (!deps_done(st, stream, program, t)) return false;
     const SimTime now = sim.now();
     const auto self = static_cast<core::EntityId>(s);
     const bool on_compute = t.stream == Stream::kCompute;

@@ -585,18 +585,27 @@ def check_step_json(text, c):
         return None
     if not c.check(isinstance(doc, dict), "--json did not print an object"):
         return None
-    keys = ("scenario", "model", "chips", "dp", "tp", "pp", "step_time_s", "tokens_per_s", "samples_per_s", "mfu",
-            "hfu", "fits_in_memory", "memory_per_chip_bytes", "busiest_link_utilization", "breakdown_s", "critical_path")
+    keys = ("scenario", "model", "chips", "dp", "tp", "pp", "zero", "micro_batch", "global_batch", "step_time_s",
+            "tokens_per_s", "samples_per_s", "mfu", "hfu", "fits_in_memory", "memory_peak_bytes",
+            "busiest_link_utilization", "breakdown", "memory", "critical_path")
     missing = [k for k in keys if k not in doc]
     if not c.check(not missing, f"--json lacks {missing}"):
         return None
-    c.check(sorted(doc["breakdown_s"]) == sorted(CATEGORY_NAMES), f"breakdown_s keys {sorted(doc['breakdown_s'])}")
-    c.close(sum(doc["breakdown_s"].values()), doc["step_time_s"], "--json breakdown_s sums to step_time_s", rel=REL)
+    # The pacing stage's /breakdown row and the fullest stage's /memory row, by their column names.
+    b = doc["breakdown"]
+    c.check(all(col in b for col in CATEGORY_COLUMNS), f"breakdown keys {sorted(b)} lack a category column")
+    c.close(sum(b[col] for col in CATEGORY_COLUMNS), doc["step_time_s"], "--json breakdown sums to step_time_s", rel=REL)
+    m = doc["memory"]
+    parts = ("weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes")
+    if c.check(all(k in m for k in parts + ("total_bytes",)), f"--json memory keys {sorted(m)}"):
+        c.close(sum(m[k] for k in parts), m["total_bytes"], "--json memory parts sum to total_bytes", rel=1e-12)
+        c.close(m["total_bytes"], doc["memory_peak_bytes"], "--json memory is the fullest stage's", rel=1e-12)
     c.check(0 < doc["mfu"] <= doc["hfu"] < 1, f"--json: expected 0 < mfu <= hfu < 1, got {doc['mfu']}, {doc['hfu']}")
     path = doc["critical_path"]
     if c.check(isinstance(path, list) and path, "--json critical_path is not a non-empty list"):
-        c.close(sum(p["seconds"] for p in path), doc["step_time_s"], "--json critical_path sums to step_time_s", rel=REL)
-        c.check(all(a["seconds"] >= b["seconds"] for a, b in zip(path, path[1:])), "--json critical_path not largest first")
+        c.close(sum(p["duration_s"] for p in path), doc["step_time_s"], "--json critical_path sums to step_time_s", rel=REL)
+        c.check(all(a["duration_s"] >= b["duration_s"] for a, b in zip(path, path[1:])),
+                "--json critical_path not largest first")
     return doc
 
 
@@ -646,17 +655,20 @@ def cmd_run(args):
     if c.check(p.returncode == 0, f"--json: exit code {p.returncode}: {p.stderr.strip()}"):
         doc = check_step_json(p.stdout, c)
         if doc is not None:
-            c.check(doc["fits_in_memory"] is True, f"--json fits_in_memory = {doc['fits_in_memory']!r}")
+            c.check(doc["fits_in_memory"] == 1, f"--json fits_in_memory = {doc['fits_in_memory']!r}")
             c.check(doc["dp"] * doc["tp"] * doc["pp"] == doc["chips"], "--json: dp x tp x pp != chips")
             if summary is not None:
-                for key in ("step_time_s", "mfu", "hfu", "tokens_per_s", "samples_per_s", "busiest_link_utilization"):
-                    c.close(doc[key], float(summary[key]), f"--json {key} vs /summary", rel=1e-12)
-                c.close(doc["memory_per_chip_bytes"], float(summary["memory_peak_bytes"]),
-                        "--json memory_per_chip_bytes vs /summary memory_peak_bytes", rel=1e-12)
-                for key in ("chips", "dp", "tp", "pp", "microbatches"):
-                    c.check(doc[key] == int(summary[key]), f"--json {key} {doc[key]} vs /summary {int(summary[key])}")
-                for key in ("scenario", "model", "hardware", "topology", "mesh"):
-                    c.check(doc[key] == as_text(summary[key]), f"--json {key} {doc[key]!r} vs /summary")
+                # One vocabulary: every /summary column is in the JSON under its name, same value.
+                for key in summary.dtype.names:
+                    if not c.check(key in doc, f"--json lacks the /summary column {key}"):
+                        continue
+                    want = summary[key]
+                    if isinstance(want, bytes):
+                        c.check(doc[key] == as_text(want), f"--json {key} {doc[key]!r} vs /summary {as_text(want)!r}")
+                    elif float(want) != float(want):  # NaN is null in JSON
+                        c.check(doc[key] is None, f"--json {key} {doc[key]!r} vs /summary NaN")
+                    else:
+                        c.close(float(doc[key]), float(want), f"--json {key} vs /summary", rel=1e-12)
     return c.finish(what)
 
 
@@ -710,7 +722,7 @@ def cmd_run_oom(args):
         check_step_file(out2, args.scenario, c, expect_fits=False)
     doc = check_step_json(p.stdout, c) if p.returncode == 0 else None
     if doc is not None:
-        c.check(doc["fits_in_memory"] is False, f"--allow-oom --json fits_in_memory = {doc['fits_in_memory']!r}")
+        c.check(doc["fits_in_memory"] == 0, f"--allow-oom --json fits_in_memory = {doc['fits_in_memory']!r}")
     leftovers = [n for n in os.listdir(args.workdir) if ".tmp." in n]
     c.check(not leftovers, f"temporary files left behind: {leftovers}")
     return c.finish(what)
