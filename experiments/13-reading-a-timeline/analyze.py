@@ -51,6 +51,16 @@ for e in crit:
 print("\nCritical path: %d pieces, %.6f s in all (step %.6f s); per stage and category:" %
       (len(crit), sum(e["dur"] for e in crit) * 1e-6, step))
 px.print_table(["stage", "category", "seconds"], [(p, c, v) for (p, c), v in sorted(cp.items())], "%.4f")
+segments = []          # consecutive pieces on one stage, in time order
+for e in sorted(crit, key=lambda e: e["ts"]):
+    if segments and segments[-1][0] == e["pid"]:
+        segments[-1][2] = (e["ts"] + e["dur"]) * 1e-6
+        segments[-1][3].add(e["cat"])
+    else:
+        segments.append([e["pid"], e["ts"] * 1e-6, (e["ts"] + e["dur"]) * 1e-6, {e["cat"]}])
+print("\nCritical path, stage by stage in time order:")
+px.print_table(["stage", "from_s", "to_s", "categories"],
+               [(p, a, b, " ".join(sorted(c))) for p, a, b, c in segments], "%.4f")
 print("\n%d pipeline-message flow events (arrows from a send to where the next stage takes it)" % len(flows))
 
 with open(os.path.join(out, "timeline.csv"), "w") as f:
