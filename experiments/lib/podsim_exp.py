@@ -1,12 +1,10 @@
 """Small helpers shared by the experiments' analysis scripts: read podsim's HDF5 tables,
 write CSV files and save deterministic PNG figures. Only h5py, numpy and matplotlib."""
 import csv
-import json
 import os
 import sys
 
 import h5py
-import numpy as np
 
 import matplotlib
 matplotlib.use("Agg")
