@@ -23,6 +23,9 @@ struct CollectiveTiming {
   double busbw_Bps = 0;  ///< algbw × bus_bandwidth_factor(op, group_size)
   /// Busy time of the busiest link over time_s (0..1).
   double max_link_utilization = 0;
+  /// The analytical network's transfers, each timed alone, ended before a link they share
+  /// had carried its load: time_s is that link's busy time instead (utilization 1).
+  bool link_bound = false;
   std::uint64_t transfers = 0;
   std::uint64_t events = 0;
 };

@@ -166,6 +166,7 @@ Table memory_table(const runtime::StepReport& r) {
     mem.add_real(c, "B");
   }
   mem.add_int("fits", "1");
+  mem.add_real("offloaded_bytes", "B");
   for (std::size_t i = 0; i < r.memory.size(); ++i) {
     const auto& m = r.memory[i];
     mem.ints("stage").push_back(static_cast<std::int64_t>(i));
@@ -178,6 +179,7 @@ Table memory_table(const runtime::StepReport& r) {
     mem.reals("total_bytes").push_back(m.total);
     mem.reals("capacity_bytes").push_back(m.capacity);
     mem.ints("fits").push_back(m.fits() ? 1 : 0);
+    mem.reals("offloaded_bytes").push_back(m.offloaded);
   }
   return mem;
 }

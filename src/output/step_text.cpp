@@ -108,7 +108,9 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   }
   out << "\nmemory per chip (stage " << mem_stage << "): weights " << gib(mem.weights) << " · gradients "
       << gib(mem.gradients) << " · optimizer " << gib(mem.optimizer) << " · activations " << gib(mem.activations)
-      << " · temporary " << gib(mem.temporary) << " = " << gib(mem.total) << " of " << gib(mem.capacity) << " GiB\n";
+      << " · temporary " << gib(mem.temporary) << " = " << gib(mem.total) << " of " << gib(mem.capacity) << " GiB";
+  if (mem.offloaded > 0) out << " (and " << gib(mem.offloaded) << " GiB of activations offloaded to the host)";
+  out << "\n";
   const BusiestLink b = busiest_link(r);
   out << "bytes per step per chip: tp " << units::format_bytes(st.comm_bytes[0]) << " · dp "
       << units::format_bytes(st.comm_bytes[1]) << " · pp " << units::format_bytes(st.comm_bytes[2]);

@@ -325,7 +325,7 @@ MEMORY_PARTS = ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activati
 MEMORY_COLUMNS = (
     [("stage", "int", "1"), ("multiplicity", "int", "1")]
     + [(n, "real", "B") for n in MEMORY_PARTS + ["total_bytes", "capacity_bytes"]]
-    + [("fits", "int", "1")])
+    + [("fits", "int", "1"), ("offloaded_bytes", "real", "B")])
 LINK_COLUMNS = [("link", "int", "1"), ("src", "int", "1"), ("dst", "int", "1"), ("axis", "text", ""),
                 ("tier", "text", ""), ("bytes", "real", "B"), ("busy_s", "real", "s"), ("utilization", "real", "1")]
 PATH_COLUMNS = [("stage", "int", "1"), ("category", "text", ""), ("operation", "text", ""), ("start_s", "real", "s"),
