@@ -187,6 +187,28 @@ TEST(CriticalPath, AHostThatSetsTheStepIsItsTopContributor) {
   EXPECT_GT(to_seconds(top.ps), 14.0);
 }
 
+TEST(CriticalPath, ShorteningAContributorShortensTheStepByWhatThePathSays) {
+  // "Shorten this and the step gets shorter by at most x": GPT 1.7B on 64 A100s with the
+  // gradient all-reduce after the backward (overlap.dp_reduce: false) has it on the path.
+  // Links 300× (NVLink) and 3600× (NICs) faster shrink that contributor to its latency terms;
+  // nothing runs beside it, so the step shortens by exactly what the contributor lost.
+  auto all_reduce = [](const runtime::StepReport& r) {
+    for (const auto& c : runtime::path_contributors(r.execution.critical_path)) {
+      if (c.category == runtime::TimeCategory::kCommDp) return c.ps;
+    }
+    return SimTime{0};
+  };
+  const auto slow = runtime::simulate_step(example("dp-gpt-1.7b-a100.yaml", {"training.overlap.dp_reduce=false"}));
+  const auto fast = runtime::simulate_step(
+      example("dp-gpt-1.7b-a100.yaml", {"training.overlap.dp_reduce=false", "topology.intra.bandwidth=90 TB/s",
+                                        "topology.scale_out.bandwidth=90 TB/s"}));
+  const SimTime shortened = slow.execution.step_ps - fast.execution.step_ps;
+  const SimTime predicted = all_reduce(slow) - all_reduce(fast);
+  ASSERT_GT(predicted, 0);
+  EXPECT_LE(shortened, predicted);       // at most what the contributor lost
+  EXPECT_NEAR(static_cast<double>(shortened), static_cast<double>(predicted), 10.0);  // and here all of it (ps)
+}
+
 TEST(Timeline, EachStagesComputeStreamTilesTheStepAndSumsToItsBreakdown) {
   // What --trace draws: per stage, the compute stream's intervals follow each other from 0 to
   // the step's end and add up, per category and to the picosecond, to the stage's breakdown.
