@@ -85,8 +85,11 @@ void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   t.set_align(4, output::Align::kLeft);
   std::string notes;
   for (const auto& k : r.knobs) {
-    t.add_row({k.knob.key, k.knob.base, k.low.tried ? k.low.value : "—", cell(k.low, r.base_step_time_s), k.high.value,
-               cell(k.high, r.base_step_time_s), elasticity_text(k.elasticity)});
+    t.add_row({k.knob.key, k.knob.base, k.low.tried ? k.low.value : "—", cell(k.low, r.base_step_time_s),
+               k.high.tried ? k.high.value : "—", cell(k.high, r.base_step_time_s), elasticity_text(k.elasticity)});
+    for (const std::string* refused : {&k.knob.low_refused, &k.knob.high_refused}) {
+      if (!refused->empty()) notes += "  " + *refused + "\n";
+    }
     for (const whatif::Variant* v : {&k.low, &k.high}) {
       if (v->tried && !v->feasible) notes += "  " + k.knob.key + " = " + v->value + ": " + v->reason + "\n";
     }
@@ -146,6 +149,12 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
       j.key("replanned_elasticity");
       j.value(k.replanned_elasticity);
     }
+    j.key("refused");  // variants the scenario's reader refuses (out of range), not tried
+    j.begin_array();
+    for (const std::string* refused : {&k.knob.low_refused, &k.knob.high_refused}) {
+      if (!refused->empty()) j.value(*refused);
+    }
+    j.end_array();
     j.key("variants");
     j.begin_array();
     for (const whatif::Variant* v : {&k.low, &k.high}) {

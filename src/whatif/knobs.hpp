@@ -17,6 +17,9 @@ struct Knob {
   /// +1: a larger value is better hardware (FLOP/s, bandwidth, capacity); -1: a smaller one
   /// (latency); 0: neither (a software choice such as the micro batch).
   int better = 0;
+  /// Why a variant the scenario would refuse (a value out of its key's range, e.g. an
+  /// efficiency above 1) is not tried; its text is then empty.
+  std::string low_refused, high_refused;
 };
 
 /// `text` (a number, optionally followed by a unit: "45 GB/s", "1 us", "0.66", "16 GiB")

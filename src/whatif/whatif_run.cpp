@@ -46,7 +46,7 @@ config::LoadedSweep as_sweep(const WhatifRequest& request, const std::vector<Kno
       if (point == 2 * i + 1 && !knobs[i].low.empty()) {
         value = knobs[i].low;
         where = "whatif: " + knobs[i].key + " " + percent_text(knobs[i].low_ratio);
-      } else if (point == 2 * i + 2) {
+      } else if (point == 2 * i + 2 && !knobs[i].high.empty()) {
         value = knobs[i].high;
         where = "whatif: " + knobs[i].key + " " + percent_text(knobs[i].high_ratio);
       }
@@ -218,8 +218,24 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
   const config::LoadedScenario base = config::load_scenario(request.scenario, request.sets, true, inputs);
   const auto scalars = config::scalar_values(base.resolved_yaml());
   const auto keys = request.knobs.empty() ? default_knob_keys(scalars) : request.knobs;
-  const std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
+  std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
   if (knobs.empty()) throw InputError(config::display_name(request.scenario) + ": no knob to vary");
+  // A variant the scenario's reader refuses (out of its key's range) is reported, not tried:
+  // one impossible value must not stop the study.
+  for (auto& k : knobs) {
+    for (auto [value, refused] : {std::pair{&k.low, &k.low_refused}, std::pair{&k.high, &k.high_refused}}) {
+      if (value->empty()) continue;
+      std::vector<config::Override> one = request.sets;
+      one.push_back(config::Override{k.key, *value, "whatif: " + k.key + " = " + *value, "."});
+      try {
+        (void)config::load_scenario(request.scenario, one, false);
+      } catch (const config::InfeasibleLayout&) {
+      } catch (const InputError& e) {
+        *refused = e.what();  // "whatif: KEY = VALUE: why"
+        value->clear();
+      }
+    }
+  }
   const config::LoadedSweep sweep = as_sweep(request, knobs, std::move(inputs));
   Replans replans;
   if (request.replan) {

@@ -122,7 +122,15 @@ check(faster["replanned_step_time_s"] < plan["base_replanned_step_time_s"],
 check(plan["knobs"][0]["replanned_elasticity"] < -0.5, f"re-planned FLOP/s elasticity {plan['knobs'][0]['replanned_elasticity']}")
 check(faster["replanned_layout"].startswith("dp "), f"re-planned layout {faster['replanned_layout']!r}")
 
-# 5. Refusals.
+# 5. A variant out of its key's range (an ICI efficiency of 0.95 + 10 %) is reported, not
+#    tried, and the study goes on.
+edge = whatif(COMM, "--knobs", "hardware.efficiency.ici,hardware.peak.bf16")
+ici = [k for k in edge["knobs"] if k["knob"] == "hardware.efficiency.ici"][0]
+check(len(ici["refused"]) == 1 and "between" in ici["refused"][0], f"refused variants {ici['refused']}")
+check([v["change_percent"] < 0 for v in ici["variants"]] == [True], f"tried variants {ici['variants']}")
+check(ici["elasticity"] is not None, "the one variant left still gives an elasticity")
+
+# 6. Refusals.
 bad = os.path.join(WORK, "bad.h5")
 p = podsim("whatif", COMPUTE, "--knobs", "training.micro_btch", "-o", bad, code=2)
 check("training.micro_btch" in p.stderr and "did you mean" in p.stderr, f"unknown knob message: {p.stderr.strip()}")
