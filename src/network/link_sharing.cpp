@@ -166,4 +166,14 @@ const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {
   return changed_;
 }
 
+double LinkSharing::load(std::uint32_t r) const {
+  double sum = 0;
+  for (const ActivityId a : resources_[r].users) {
+    for (const auto& u : activities_[a].uses) {
+      if (u.resource == r) sum += std::min(u.fraction, 1.0) * activities_[a].rate;
+    }
+  }
+  return sum;
+}
+
 }  // namespace podsim::network

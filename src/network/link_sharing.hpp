@@ -48,6 +48,10 @@ class LinkSharing {
   /// Current rate in (0, 1] of an active activity (1 when it uses no resource).
   double rate(ActivityId id) const { return activities_[id].rate; }
   std::size_t active() const { return active_; }
+  /// Share of resource `r` in use at the current rates: Σ fraction × rate over its users
+  /// (0 … 1 after solve()).
+  double load(std::uint32_t r) const;
+  std::size_t resources() const { return resources_.size(); }
 
  private:
   struct Activity {

@@ -117,6 +117,24 @@ std::string chrome_trace(const runtime::StepReport& report, const TraceOptions& 
     flow(j, "f", id, ex.stages[f.to_stage].stage, 0, f.taken_ps);
     ++id;
   }
+  // Counter tracks: the busiest link classes' load over the step, in their own process.
+  const int links_pid = static_cast<int>(ex.stages.empty() ? 0 : ex.stages.back().stage + 1);
+  if (!ex.busiest_links.empty()) metadata(j, "process_name", links_pid, 0, "busiest links (% busy)");
+  for (const auto& l : ex.busiest_links) {
+    for (const auto& [at, load] : l.samples) {
+      if (cut_ps >= 0 && at >= cut_ps) break;
+      j.begin_object();
+      j.member("name", "link " + l.label);
+      j.member("ph", "C");
+      j.member("pid", links_pid);
+      j.member("ts", micros(at));
+      j.key("args");
+      j.begin_object();
+      j.member("busy %", 100 * load);
+      j.end_object();
+      j.end_object();
+    }
+  }
   for (const auto& seg : ex.critical_path) {
     if (!wanted(seg.stage) || (cut_ps >= 0 && seg.start_ps >= cut_ps)) continue;
     complete(j, seg.operation, runtime::category_name(seg.category), ex.stages[seg.stage].stage, kPathThread,

@@ -10,19 +10,6 @@ namespace {
 
 using runtime::TimeCategory;
 
-const char* tier_name(topology::LinkTier t) {
-  switch (t) {
-    case topology::LinkTier::kNodeSwitch:
-      return "node-switch";
-    case topology::LinkTier::kScaleOut:
-      return "scale-out";
-    case topology::LinkTier::kDcn:
-      return "dcn";
-    default:
-      return "ici";
-  }
-}
-
 }  // namespace
 
 std::size_t fullest_stage(const runtime::StepReport& r) {
@@ -63,13 +50,6 @@ std::size_t pacing_stage(const runtime::StepReport& report) {
   return best;
 }
 
-std::string link_label(const topology::Topology& topo, topology::LinkId id) {
-  const auto& l = topo.link(id);
-  if (l.tier == topology::LinkTier::kIci) {
-    return topo.axes()[static_cast<std::size_t>(l.axis)].name + (l.dir > 0 ? "+" : "-");
-  }
-  return std::string(tier_name(l.tier)) + (l.dir > 0 ? " up" : " down");
-}
 
 Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, const RunLabels& labels) {
   Table sum;
@@ -212,8 +192,8 @@ std::vector<Table> step_tables(const runtime::Scenario& s, const runtime::StepRe
     links.ints("link").push_back(static_cast<std::int64_t>(id));
     links.ints("src").push_back(l.src);
     links.ints("dst").push_back(l.dst);
-    links.texts("axis").push_back(link_label(topo, static_cast<topology::LinkId>(id)));
-    links.texts("tier").emplace_back(tier_name(l.tier));
+    links.texts("axis").push_back(topology::link_label(topo, static_cast<topology::LinkId>(id)));
+    links.texts("tier").emplace_back(topology::tier_name(l.tier));
     links.reals("bytes").push_back(load.bytes);
     links.reals("busy_s").push_back(to_seconds(load.busy_ps));
     links.reals("utilization").push_back(r.step_s > 0 ? to_seconds(load.busy_ps) / r.step_s : 0.0);

@@ -50,7 +50,6 @@ BusiestLink busiest_link(const runtime::StepReport& report);
 /// work: its busy time minus what was exposed as `exposed`.
 double overlapped_s(const runtime::StageResult& stage, runtime::TimeCategory exposed, std::size_t axis);
 
-/// "x+" / "slice up" — a short name for a link, for the busiest-link line.
-std::string link_label(const topology::Topology& topo, topology::LinkId link);
+using topology::link_label;  // "x+" / "scale-out up": a link's short name (topology.hpp)
 
 }  // namespace podsim::output

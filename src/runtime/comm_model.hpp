@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
@@ -55,6 +56,8 @@ class CommModel {
   virtual int group_size(parallelism::CommAxis axis) const = 0;
   /// Resources (link classes) that profiles' uses refer to.
   virtual std::size_t resources() const = 0;
+  /// A reader's name for resource `r` (the trace's link counters), e.g. "stage 3 · x+".
+  virtual std::string resource_label(std::size_t r) const { return "link class " + std::to_string(r); }
 };
 
 }  // namespace podsim::runtime

@@ -40,8 +40,12 @@ NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topolog
     const topology::VertexId chip_end = link.src < topo.chips() ? link.src : link.dst;
     const int stage = chip_end < topo.chips() ? mesh.coords(chip_end)[pp] : -1;
     const auto key = std::make_tuple(static_cast<int>(link.tier), link.axis, link.dir, stage);
-    const auto it = classes.emplace(key, static_cast<std::uint32_t>(classes.size())).first;
+    const auto [it, added] = classes.emplace(key, static_cast<std::uint32_t>(classes.size()));
     link_class_.push_back(it->second);
+    if (added) {
+      const std::string label = topology::link_label(topo, static_cast<topology::LinkId>(link_class_.size() - 1));
+      class_label_.push_back(stage < 0 ? label : "stage " + std::to_string(stage) + " · " + label);
+    }
   }
   class_count_ = classes.size();
 }

@@ -56,6 +56,7 @@ class NetworkCommModel final : public CommModel {
   const CommProfile& send(int from, int to, double bytes) override;
   int group_size(parallelism::CommAxis axis) const override;
   std::size_t resources() const override { return class_count_; }
+  std::string resource_label(std::size_t r) const override { return class_label_[r]; }
 
   /// Per directed link: load summed over every communication of the step so far.
   std::vector<LinkLoad> link_loads() const;
@@ -113,6 +114,7 @@ class NetworkCommModel final : public CommModel {
   std::vector<std::uint32_t> link_class_;
   mutable std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
   std::size_t class_count_ = 0;
+  std::vector<std::string> class_label_;  // "stage 3 · x+", "scale-out up" (between switches)
 };
 
 }  // namespace podsim::runtime

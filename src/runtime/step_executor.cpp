@@ -29,7 +29,8 @@ class Executor final : public core::EventHandler {
         input_(input),
         stages_(plan.stages.size()),
         sharing_(comm.resources()),
-        recorder_(plan, recording) {
+        recorder_(plan, recording),
+        loads_(recording == Recording::kTimeline ? comm.resources() : 0) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -69,7 +70,38 @@ class Executor final : public core::EventHandler {
     out.critical_path = recorder_.critical_path();
     out.timeline = recorder_.take_timeline();
     out.flows = recorder_.take_flows();
+    out.busiest_links = busiest_links(out.step_ps);
     return out;
+  }
+
+  /// With the timeline: each link class's load whenever the shared-link solver changes it.
+  void record_loads(SimTime now) {
+    for (std::uint32_t r = 0; r < loads_.size(); ++r) {
+      const double load = sharing_.load(r);
+      auto& series = loads_[r];
+      if (!series.empty() && series.back().second == load) continue;
+      if (!series.empty() && series.back().first == now) {
+        series.back().second = load;  // several changes at one instant: the last stands
+      } else {
+        series.emplace_back(now, load);
+      }
+    }
+  }
+
+  /// The four link classes busiest over the step, for the trace's counter tracks.
+  std::vector<LinkSeries> busiest_links(SimTime step_ps) {
+    std::vector<LinkSeries> all;
+    for (std::uint32_t r = 0; r < loads_.size(); ++r) {
+      LinkSeries l{comm_.resource_label(r), std::move(loads_[r]), 0};
+      for (std::size_t i = 0; i < l.samples.size(); ++i) {
+        const SimTime until = i + 1 < l.samples.size() ? l.samples[i + 1].first : step_ps;
+        l.busy_ps += l.samples[i].second * static_cast<double>(until - l.samples[i].first);
+      }
+      if (l.busy_ps > 0) all.push_back(std::move(l));
+    }
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.busy_ps > b.busy_ps; });
+    if (all.size() > 4) all.resize(4);
+    return all;
   }
 
   void handle(core::Simulator& sim, const core::Event& e) override {
@@ -333,7 +365,9 @@ class Executor final : public core::EventHandler {
   /// its bandwidth part anew (the old event is recognised as stale by its version).
   void reschedule(core::Simulator& sim) {
     const SimTime now = sim.now();
-    for (network::LinkSharing::ActivityId a : sharing_.solve()) {
+    const auto& changed = sharing_.solve();
+    if (!loads_.empty()) record_loads(now);
+    for (network::LinkSharing::ActivityId a : changed) {
       const std::uint32_t id = activity_flight_[a];
       Flight& f = flights_[id];
       f.remaining_ps = std::max(0.0, f.remaining_ps - f.rate * static_cast<double>(now - f.since));
@@ -393,6 +427,7 @@ class Executor final : public core::EventHandler {
   std::vector<std::uint32_t> free_flights_;
   std::vector<std::uint32_t> activity_flight_;  // solver activity → flight
   std::uint64_t versions_ = 0;
+  std::vector<std::vector<std::pair<SimTime, double>>> loads_;  // per link class, with the timeline
 };
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "parallelism/step_program.hpp"
@@ -27,6 +29,14 @@ struct StageResult {
   std::array<SimTime, kCommAxes> comm_busy_ps{};
 };
 
+/// How busy one link class was over the step (`podsim run --trace`'s counter tracks):
+/// its load (0 … 1) from each time on, until the next sample.
+struct LinkSeries {
+  std::string label;  ///< CommModel::resource_label, e.g. "stage 3 · x+"
+  std::vector<std::pair<SimTime, double>> samples;
+  double busy_ps = 0;  ///< ∫ load dt over the step
+};
+
 /// The simulated step.
 struct ExecutionResult {
   SimTime step_ps = 0;
@@ -35,6 +45,8 @@ struct ExecutionResult {
   std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
   std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
   std::vector<Flow> flows;                 ///< every pipeline message (with the timeline)
+  /// With the timeline: the busiest link classes (up to 4, by busy time), load over time.
+  std::vector<LinkSeries> busiest_links;
 };
 
 /// Runs every stage's program on the event engine. Streams of a stage run side by side,

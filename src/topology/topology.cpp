@@ -286,4 +286,23 @@ int Topology::hops(ChipId src, ChipId dst) const {
   return grid_->distance(src - base, dst - base);
 }
 
+const char* tier_name(LinkTier t) {
+  switch (t) {
+    case LinkTier::kNodeSwitch:
+      return "node-switch";
+    case LinkTier::kScaleOut:
+      return "scale-out";
+    case LinkTier::kDcn:
+      return "dcn";
+    default:
+      return "ici";
+  }
+}
+
+std::string link_label(const Topology& topo, LinkId id) {
+  const auto& l = topo.link(id);
+  if (l.tier == LinkTier::kIci) return topo.axes()[static_cast<std::size_t>(l.axis)].name + (l.dir > 0 ? "+" : "-");
+  return std::string(tier_name(l.tier)) + (l.dir > 0 ? " up" : " down");
+}
+
 }  // namespace podsim::topology

@@ -130,4 +130,9 @@ class Topology {
   CollectivePolicy collectives_;
 };
 
+/// "ici", "node-switch", "scale-out", "dcn".
+const char* tier_name(LinkTier tier);
+/// "x+" for an ICI link (its axis and direction); "scale-out up" / "dcn down" for the others.
+std::string link_label(const Topology& topo, LinkId link);
+
 }  // namespace podsim::topology

@@ -427,7 +427,8 @@ def check_trace(args, h5, c):
     _, tables = read_step_file(h5, c)
     breakdown = tables["breakdown"]
     step = float(tables["summary"][0]["step_time_s"])
-    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+             and not e["args"]["name"].startswith("busiest links")}
     stages = sorted(int(r["stage"]) for r in breakdown)
     c.check(sorted(names) == stages, f"--trace processes {sorted(names)} are not the stages {stages}")
     for e in events:
@@ -460,6 +461,12 @@ def check_trace(args, h5, c):
                        and f["ts"] >= s["ts"],
                        f"--trace: flow {s} -> {f} is not a pipeline message forward in time"):
             break
+    # Counter tracks: at most four link classes, each a load between 0 and 100 % over time,
+    # in a process of their own after the stages.
+    counters = [e for e in events if e.get("ph") == "C"]
+    c.check(0 < len({e["name"] for e in counters}) <= 4, f"--trace: {len({e['name'] for e in counters})} link counters")
+    c.check(all(0 <= e["args"]["busy %"] <= 100 + 1e-9 for e in counters), "--trace: a link counter outside 0-100 %")
+    c.check(all(e["pid"] == max(stages) + 1 for e in counters), "--trace: link counters not in their own process")
     # The same intervals as the /timeline table of the -o file (--timeline).
     import h5py
     with h5py.File(timeline_file, "r") as f:
