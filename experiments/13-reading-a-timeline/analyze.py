@@ -19,7 +19,7 @@ stages = {}
 for e in events:
     if e.get("ph") == "M" and e["name"] == "thread_name":
         threads[e["pid"], e["tid"]] = e["args"]["name"]
-    if e.get("ph") == "M" and e["name"] == "process_name":
+    if e.get("ph") == "M" and e["name"] == "process_name" and e["args"]["name"].startswith("stage"):
         stages[e["pid"]] = e["args"]["name"]
 spans = [e for e in events if e.get("ph") == "X"]
 flows = [e for e in events if e.get("ph") in ("s", "f")]
