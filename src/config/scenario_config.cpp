@@ -21,6 +21,37 @@ namespace {
   throw InfeasibleLayout(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
 }
 
+/// The checks that make a layout infeasible rather than the file wrong (mesh axes, the
+/// layout rules, placement on the topology), located at the keys of `root`.
+void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, SourceMap& sources) {
+  // Mesh entries must name the topology's axes.
+  if (!s.parallel.mesh.empty()) {
+    const Reader mesh = Reader(root["parallelism"], "parallelism", sources).child("mesh");
+    const std::vector<std::string> names = topology::axis_names(s.topology);
+    for (const auto& [logical, physical] : s.parallel.mesh) {
+      for (const auto& axis : physical) {
+        if (std::find(names.begin(), names.end(), axis) == names.end()) {
+          mesh.fail(logical, "unknown axis \"" + axis + "\"" + did_you_mean(axis, names) + "; " + s.topology.name +
+                                 " has axes " + join_choices(names));
+        }
+      }
+    }
+  }
+  const auto chips = static_cast<std::uint32_t>(topology::chip_count(s.topology));
+  try {
+    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, chips);
+  } catch (const parallelism::LayoutError& e) {
+    relocate(e, root, sources);
+  }
+  try {
+    const topology::Topology topo(s.topology);
+    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
+  } catch (const InputError& e) {
+    const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
+    throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
+  }
+}
+
 /// Reads the scenario document `root`, shown as `shown`, whose files are relative to `dir`.
 LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::string& shown,
                              const std::filesystem::path& dir, const std::string& default_name,
@@ -80,37 +111,10 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
 
   out.inputs = sources.inputs();
   out.resolved_yaml = [root] { return dump(root); };
-  out.where = [root, at = std::make_shared<SourceMap>(sources)](const std::string& key_path) {
-    return locate_path(root, key_path, *at);
-  };
-  if (!check_layout) {
-    return out;
-  }
-  // Mesh entries must name the topology's axes.
-  if (!s.parallel.mesh.empty()) {
-    const Reader mesh = parallel.child("mesh");
-    const std::vector<std::string> names = topology::axis_names(s.topology);
-    for (const auto& [logical, physical] : s.parallel.mesh) {
-      for (const auto& axis : physical) {
-        if (std::find(names.begin(), names.end(), axis) == names.end()) {
-          mesh.fail(logical, "unknown axis \"" + axis + "\"" + did_you_mean(axis, names) + "; " + s.topology.name +
-                                 " has axes " + join_choices(names));
-        }
-      }
-    }
-  }
-  try {
-    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, chips);
-  } catch (const parallelism::LayoutError& e) {
-    relocate(e, root, sources);
-  }
-  try {
-    const topology::Topology topo(s.topology);
-    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
-  } catch (const InputError& e) {
-    const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
-    throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
-  }
+  const auto at = std::make_shared<SourceMap>(sources);
+  out.where = [root, at](const std::string& key_path) { return locate_path(root, key_path, *at); };
+  out.check_layout = [root, at](const runtime::Scenario& scenario) { check_scenario_layout(scenario, root, *at); };
+  if (check_layout) out.check_layout(s);
   return out;
 }
 

@@ -31,6 +31,10 @@ struct LoadedScenario {
   /// "file:line:col" (or the --set flag) of a key path such as "training.global_batch", for
   /// errors found after loading (a work budget, a memory limit).
   std::function<std::string(const std::string& key_path)> where;
+  /// Checks that `scenario` (this one's, perhaps changed) can run: the layout rules, mesh
+  /// axes, placement. Throws InfeasibleLayout at the key that breaks one. load_scenario with
+  /// check_layout calls it; without, a caller that wants the scenario either way calls it.
+  std::function<void(const runtime::Scenario& scenario)> check_layout;
 };
 
 /// Reads a scenario (docs/configuration.md): model, hardware and topology (file paths,

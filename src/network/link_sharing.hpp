@@ -51,7 +51,6 @@ class LinkSharing {
   /// Share of resource `r` in use at the current rates: Σ fraction × rate over its users
   /// (0 … 1 after solve()).
   double load(std::uint32_t r) const;
-  std::size_t resources() const { return resources_.size(); }
 
  private:
   struct Activity {

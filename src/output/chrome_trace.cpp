@@ -1,7 +1,6 @@
 #include "output/chrome_trace.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string_view>
 #include <unordered_map>
 

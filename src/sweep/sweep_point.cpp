@@ -148,12 +148,14 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
       overrides.push_back(config::Override{d.key, std::to_string(*value), d.where + " (derive " + d.key + ")", sweep.dir});
     }
   }
-  config::LoadedScenario loaded;
+  // Read once; the layout is checked apart so that a point that cannot run still says what
+  // it is (its layout as written) without reading its files again.
+  const config::LoadedScenario loaded = config::load_scenario(sweep.base, overrides, false);
   try {
-    loaded = config::load_scenario(sweep.base, overrides);
+    loaded.check_layout(loaded.scenario);
   } catch (const config::InfeasibleLayout& e) {
     PointResult p = infeasible(index, e.what(), sweep, derived);
-    describe_layout(p, config::load_scenario(sweep.base, overrides, false).scenario);  // the layout as written
+    describe_layout(p, loaded.scenario);
     return p;
   }
   const runtime::Scenario& s = loaded.scenario;
