@@ -17,16 +17,8 @@ namespace podsim::cli {
 
 namespace {
 
-/// A value as text: reals with enough digits to round-trip what a reader needs.
-std::string cell(const output::Column& c, std::size_t row) {
-  if (std::holds_alternative<std::vector<double>>(c.values)) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", c.reals()[row]);
-    return buf;
-  }
-  if (std::holds_alternative<std::vector<std::int64_t>>(c.values)) return std::to_string(c.ints()[row]);
-  return c.texts()[row];
-}
+/// A value as text: reals with enough digits for what a reader needs.
+std::string cell(const output::Column& c, std::size_t row) { return c.text(row, 10); }
 
 std::string header(const output::Column& c) {
   return c.unit.empty() || c.unit == "1" ? c.name : c.name + " [" + c.unit + "]";

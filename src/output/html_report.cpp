@@ -56,16 +56,6 @@ std::string checked(const Table& t, const std::string& column, std::size_t row, 
          std::to_string(row) + "\" data-value=\"" + exact(v) + "\">" + escape(shown) + "</span>";
 }
 
-std::string cell(const Column& c, std::size_t row) {
-  if (std::holds_alternative<std::vector<double>>(c.values)) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", c.reals()[row]);
-    return buf;
-  }
-  if (std::holds_alternative<std::vector<std::int64_t>>(c.values)) return std::to_string(c.ints()[row]);
-  return c.texts()[row];
-}
-
 std::string table_html(const Table& t, std::size_t max_rows) {
   std::string out = "<details><summary>/" + escape(t.name) + " — " + escape(t.description) + " (" +
                     std::to_string(t.rows()) + (t.rows() == 1 ? " row" : " rows") + ")</summary>\n<div class=\"scroll\"><table>\n<tr>";
@@ -76,7 +66,7 @@ std::string table_html(const Table& t, std::size_t max_rows) {
   const std::size_t shown = std::min(t.rows(), max_rows);
   for (std::size_t r = 0; r < shown; ++r) {
     out += "<tr>";
-    for (const auto& c : t.columns) out += "<td>" + escape(cell(c, r)) + "</td>";
+    for (const auto& c : t.columns) out += "<td>" + escape(c.text(r, 6)) + "</td>";
     out += "</tr>\n";
   }
   out += "</table></div>";

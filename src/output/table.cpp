@@ -1,5 +1,6 @@
 #include "output/table.hpp"
 
+#include <cstdio>
 #include <utility>
 
 #include "util/error.hpp"
@@ -52,6 +53,16 @@ std::vector<std::string>& Column::texts() { return typed<std::string>(*this, "te
 const std::vector<double>& Column::reals() const { return typed<double>(*this, "real"); }
 const std::vector<std::int64_t>& Column::ints() const { return typed<std::int64_t>(*this, "int"); }
 const std::vector<std::string>& Column::texts() const { return typed<std::string>(*this, "text"); }
+
+std::string Column::text(std::size_t row, int digits) const {
+  if (const auto* v = std::get_if<std::vector<double>>(&values)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, (*v)[row]);
+    return buf;
+  }
+  if (const auto* v = std::get_if<std::vector<std::int64_t>>(&values)) return std::to_string((*v)[row]);
+  return texts()[row];
+}
 
 std::size_t Table::rows() const {
   if (columns.empty()) return 0;

@@ -37,6 +37,9 @@ struct Column {
   const std::vector<double>& reals() const;
   const std::vector<std::int64_t>& ints() const;
   const std::vector<std::string>& texts() const;
+  /// Value `row` as text: a real with `digits` significant digits, an integer exactly, text
+  /// as it is (what `podsim report` and its HTML page show).
+  std::string text(std::size_t row, int digits) const;
 };
 
 /// A named table, written as one compound dataset /<name> with one row per entity.
