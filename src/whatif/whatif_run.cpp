@@ -243,9 +243,12 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
     replans.done = true;
     replans.base = replan(request, {}, comm);
     for (const auto& k : knobs) {
-      Replanned low;
-      if (!k.low.empty()) low = replan(request, {config::Override{k.key, k.low, "whatif", "."}}, comm);
-      replans.knobs.emplace_back(low, replan(request, {config::Override{k.key, k.high, "whatif", "."}}, comm));
+      // A variant not tried (no such value, or refused) has no plan either.
+      auto variant_plan = [&](const std::string& value) {
+        return value.empty() ? Replanned{} : replan(request, {config::Override{k.key, value, "whatif", "."}}, comm);
+      };
+      Replanned low = variant_plan(k.low);
+      replans.knobs.emplace_back(std::move(low), variant_plan(k.high));
     }
   }
   output.extra_tables = [&](const std::map<std::uint64_t, sweep::PointResult>& results) {

@@ -129,6 +129,12 @@ ici = [k for k in edge["knobs"] if k["knob"] == "hardware.efficiency.ici"][0]
 check(len(ici["refused"]) == 1 and "between" in ici["refused"][0], f"refused variants {ici['refused']}")
 check([v["change_percent"] < 0 for v in ici["variants"]] == [True], f"tried variants {ici['variants']}")
 check(ici["elasticity"] is not None, "the one variant left still gives an elasticity")
+# The same with --replan: the refused variant gets no plan, the other one does.
+memory = whatif(COMPUTE, "--set", "hardware.efficiency.memory=0.95", "--knobs", "hardware.efficiency.memory",
+                "--replan")["knobs"][0]
+check(len(memory["refused"]) == 1 and len(memory["variants"]) == 1
+      and memory["variants"][0]["replanned_layout"].startswith("dp "),
+      f"--replan with a refused variant: {memory}")
 
 # 6. Refusals.
 bad = os.path.join(WORK, "bad.h5")
