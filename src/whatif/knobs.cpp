@@ -13,23 +13,10 @@ namespace podsim::whatif {
 
 namespace {
 
-/// Keys whose value steps by doubling: fractions of them are not valid scenarios.
-bool doubles(const std::string& key, const std::string& text) {
-  if (key == "training.micro_batch" || key == "hardware.matmul_tile") return true;
-  // Any other plain integer (a prefetch depth, a chunk count) too.
+/// A whole-number value (a micro batch, a tile, a prefetch depth) steps by doubling: a
+/// fraction of it is not a valid scenario.
+bool doubles(const std::string& text) {
   return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-}
-
-int better_direction(const std::string& key) {
-  const auto ends_with = [&](const std::string& tail) {
-    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  if (ends_with(".latency")) return -1;
-  if (key.rfind("hardware.peak.", 0) == 0 || ends_with(".bandwidth") || ends_with(".capacity") ||
-      ends_with("host_bandwidth") || ends_with("samples_per_s")) {
-    return 1;
-  }
-  return 0;
 }
 
 std::string number_text(double v) {
@@ -104,8 +91,7 @@ std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, 
     Knob k;
     k.key = key;
     k.base = it->second;
-    k.better = better_direction(key);
-    const bool whole = doubles(key, k.base);
+    const bool whole = doubles(k.base);
     const auto low = scaled(k.base, whole ? 0.5 : 1 - step, whole);
     const auto high = scaled(k.base, whole ? 2.0 : 1 + step, whole);
     if (!high) {

@@ -14,9 +14,6 @@ struct Knob {
   std::string base;  ///< its value in the scenario, as written ("275 TFLOP/s")
   std::string low, high;          ///< the two variants, as scenario text ("247.5 TFLOP/s")
   double low_ratio = 1, high_ratio = 1;  ///< variant value / base value (0.9, 1.1; 0.5, 2)
-  /// +1: a larger value is better hardware (FLOP/s, bandwidth, capacity); -1: a smaller one
-  /// (latency); 0: neither (a software choice such as the micro batch).
-  int better = 0;
   /// Why a variant the scenario would refuse (a value out of its key's range, e.g. an
   /// efficiency above 1) is not tried; its text is then empty.
   std::string low_refused, high_refused;

@@ -215,8 +215,8 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
     throw InputError("--step must be between 0 and 100 % (exclusive), got " + std::to_string(100 * request.step) + " %");
   }
   std::vector<config::InputRecord> inputs;
-  const config::LoadedScenario base = config::load_scenario(request.scenario, request.sets, true, inputs);
-  const auto scalars = config::scalar_values(base.resolved_yaml());
+  const auto scalars =
+      config::scalar_values(config::load_scenario(request.scenario, request.sets, true, inputs).resolved_yaml());
   const auto keys = request.knobs.empty() ? default_knob_keys(scalars) : request.knobs;
   std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
   if (knobs.empty()) throw InputError(config::display_name(request.scenario) + ": no knob to vary");
@@ -254,17 +254,11 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
   output.extra_tables = [&](const std::map<std::uint64_t, sweep::PointResult>& results) {
     return std::vector<output::Table>{whatif_table(assemble(knobs, results, replans))};
   };
-  sweep::SweepSummary summary = sweep::run_sweep(sweep, output, comm);
-  WhatifResult result;
-  if (comm.root()) {
-    const auto& first = summary.results.at(0);
-    if (!first.feasible) throw InputError(config::display_name(request.scenario) + " cannot run: " + first.reason);
-    result = assemble(knobs, summary.results, replans);
-  }
-
-  result.scenario_name = base.name;
-  result.sweep = std::move(summary);
-  return result;
+  const sweep::SweepSummary summary = sweep::run_sweep(sweep, output, comm);
+  if (!comm.root()) return {};
+  const auto& first = summary.results.at(0);
+  if (!first.feasible) throw InputError(config::display_name(request.scenario) + " cannot run: " + first.reason);
+  return assemble(knobs, summary.results, replans);
 }
 
 }  // namespace podsim::whatif

@@ -58,12 +58,10 @@ struct KnobOutcome {
 
 /// The study, knobs ranked by |elasticity| (largest first; ties and NaN in key order).
 struct WhatifResult {
-  std::string scenario_name;
   double base_step_time_s = 0;
   Replanned base_replanned;  ///< with WhatifRequest::replan
   bool replanned = false;
   std::vector<KnobOutcome> knobs;
-  sweep::SweepSummary sweep;  ///< the points as the sweep machinery ran them
 };
 
 /// Builds the study as a sweep (point 0 the scenario itself, then each knob's low and
