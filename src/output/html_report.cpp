@@ -6,6 +6,7 @@
 #include <map>
 
 #include "output/svg_chart.hpp"
+#include "runtime/time_category.hpp"
 
 namespace podsim::output {
 
@@ -13,16 +14,15 @@ namespace {
 
 using svg::escape;
 
-/// The time categories of /breakdown, /sweep and /plan, in report order.
-const std::vector<std::pair<std::string, std::string>>& categories() {
-  static const std::vector<std::pair<std::string, std::string>> kCategories{  // NOLINT: immutable
-      {"compute_forward_s", "forward"},     {"compute_backward_s", "backward"},
-      {"compute_recompute_s", "recompute"}, {"compute_optimizer_s", "optimizer"},
-      {"comm_tp_s", "TP comm"},             {"comm_dp_s", "DP comm"},
-      {"comm_pp_s", "PP comm"},             {"comm_other_s", "other comm"},
-      {"bubble_s", "bubble"},               {"input_stall_s", "input stall"},
-      {"idle_s", "idle"}};
-  return kCategories;
+/// The time categories as their table column and their name (runtime/time_category.hpp),
+/// for the stacked bars of a step's time.
+std::vector<std::pair<std::string_view, std::string>> categories() {
+  std::vector<std::pair<std::string_view, std::string>> out;
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    const auto category = static_cast<runtime::TimeCategory>(c);
+    out.emplace_back(runtime::category_column(category), runtime::category_name(category));
+  }
+  return out;
 }
 
 const Table* find(const ReportInput& in, const std::string& name) {
@@ -110,17 +110,15 @@ std::string breakdown_section(const Table& b) {
   chart.title = "Where the time goes, per pipeline stage (every chip of a stage alike)";
   chart.unit = "s";
   for (const auto& [column, label] : categories()) chart.parts.push_back(label);
-  std::size_t pacing = 0;
   for (std::size_t r = 0; r < b.rows(); ++r) {
     chart.rows.push_back("stage " + std::to_string(b.ints("stage")[r]));
     std::vector<double> row;
     for (const auto& [column, label] : categories()) row.push_back(b.reals(column)[r]);
     chart.values.push_back(row);
-    if (b.reals("total_s")[r] > b.reals("total_s")[pacing]) pacing = r;
   }
   return section("Time per stage",
-                 svg::render(chart) + "<p>Each bar sums to the step time: stage " + std::to_string(pacing) + " takes " +
-                     checked(b, "total_s", pacing, fixed(b.reals("total_s")[pacing], 4) + " s") + ".</p>\n");
+                 svg::render(chart) + "<p>Every bar sums to the step time, " +
+                     checked(b, "total_s", 0, fixed(b.reals("total_s")[0], 4) + " s") + ".</p>\n");
 }
 
 std::string memory_section(const Table& m) {
