@@ -39,7 +39,10 @@ void lower_dimension_ordered(const topology::Topology& topo, const CollectiveSpe
   for (std::size_t i : dims) array.push_back(share(array.back(), static_cast<std::uint64_t>(group.dims[i].size)));
 
   Frontier current = start;
+  bool first = true;
   auto phase = [&](std::size_t k, int steps_per_n_minus_1) {
+    if (!first) schedule.next_phase();
+    first = false;
     const std::size_t dim = dims[k];
     const auto n = static_cast<std::uint64_t>(group.dims[dim].size);
     Frontier next(current.chips());

@@ -12,7 +12,7 @@ namespace {
 void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
                  const std::vector<Group>& inner, const Frontier& start, Frontier& end,
                  Schedule& schedule) {
-  for (const Group& g : inner) {
+  lower_concurrently(schedule, inner, [&](const Group& g) {
     const bool grid = topo.axes()[static_cast<std::size_t>(g.dims[0].axis)].tier == topology::LinkTier::kIci;
     const CollectiveSpec spec{op, grid ? Algorithm::kTorus : Algorithm::kRing, bytes};
     if (grid) {
@@ -20,7 +20,7 @@ void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
     } else {
       lower_ring(topo, spec, g, false, start, end, schedule);
     }
-  }
+  });
 }
 
 }  // namespace
@@ -48,14 +48,19 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
   const std::uint64_t shard = share(spec.bytes, inner_size);
 
   Frontier current = start;
+  bool first = true;
   auto run = [&](auto&& phase) {
+    if (!first) schedule.next_phase();
+    first = false;
     Frontier next(current.chips());
     phase(current, next);
     current = std::move(next);
   };
   auto outer_phase = [&](Op op) {
     run([&](const Frontier& s, Frontier& e) {
-      for (const Group& g : outer) lower_ring(topo, CollectiveSpec{op, Algorithm::kRing, shard}, g, false, s, e, schedule);
+      lower_concurrently(schedule, outer, [&](const Group& g) {
+        lower_ring(topo, CollectiveSpec{op, Algorithm::kRing, shard}, g, false, s, e, schedule);
+      });
     });
   };
   auto inner_step = [&](Op op) {

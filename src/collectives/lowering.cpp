@@ -205,7 +205,7 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
     detail::lower_hierarchical(topo, spec, groups, start, end, schedule);
     return;
   }
-  for (const Group& g : groups) {
+  detail::lower_concurrently(schedule, groups, [&](const Group& g) {
     if (algorithm == Algorithm::kTorus) {
       detail::lower_torus(topo, spec, g, start, end, schedule);
     } else if (algorithm == Algorithm::kDimensionOrdered) {
@@ -214,7 +214,7 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
       detail::lower_ring(topo, spec, g, algorithm == Algorithm::kBidirectionalRing, start, end,
                          schedule);
     }
-  }
+  });
 }
 
 }  // namespace podsim::collectives

@@ -2,6 +2,7 @@
 
 // Building blocks shared by the algorithm lowerings (internal to collectives).
 
+#include <algorithm>
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
@@ -9,6 +10,20 @@
 #include "collectives/schedule.hpp"
 
 namespace podsim::collectives::detail {
+
+/// Lowers every item of `items` with `lower(item)`, all from the schedule's current phase
+/// (they run at once); the schedule's phase is then the last any of them reached.
+template <typename Items, typename Lower>
+void lower_concurrently(Schedule& schedule, const Items& items, Lower&& lower) {
+  const std::uint32_t base = schedule.phase();
+  std::uint32_t last = base;
+  for (const auto& item : items) {
+    schedule.set_phase(base);
+    lower(item);
+    last = std::max(last, schedule.phase());
+  }
+  schedule.set_phase(last);
+}
 
 /// ceil(a / b) for sizes; at least 1 byte so every step still moves (and times) something.
 std::uint64_t share(std::uint64_t bytes, std::uint64_t parts);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -20,6 +21,7 @@ struct PlannedTransfer {
   VertexId dst = 0;
   std::uint64_t bytes = 0;       ///< on the wire (a protocol's flags included)
   std::uint32_t collective = 0;  ///< which of the schedule's collectives it belongs to
+  std::uint32_t phase = 0;       ///< which of its sequential phases (see Schedule::next_phase)
 };
 
 /// A lowered collective (or several running at once): transfers and the transfers each
@@ -31,6 +33,20 @@ class Schedule {
                     SimTime delay_ps = 0, SimTime arrival_delay_ps = 0);
   /// Transfers added from now on belong to collective `index`.
   void begin_collective(std::uint32_t index) { current_collective_ = index; }
+
+  /// Phases: a lowering whose parts run one after the other (reduce-scatter inside the
+  /// slices, then across them; one torus axis after another) marks each part a phase, so a
+  /// link's load can be told apart by when it is carried. Parts that run at once share a
+  /// phase. Transfers added from now on belong to phase `p`.
+  void set_phase(std::uint32_t p) {
+    current_phase_ = p;
+    phases_ = std::max(phases_, p + 1);
+  }
+  /// The phase after the current one.
+  void next_phase() { set_phase(current_phase_ + 1); }
+  std::uint32_t phase() const { return current_phase_; }
+  /// 1 + the highest phase any transfer was added in.
+  std::uint32_t phases() const { return phases_; }
 
   std::size_t size() const { return transfers_.size(); }
   std::uint32_t collectives() const { return current_collective_ + 1; }
@@ -61,6 +77,8 @@ class Schedule {
   std::vector<std::uint32_t> dep_begin_{0};
   std::vector<TransferIndex> dep_items_;
   std::uint32_t current_collective_ = 0;
+  std::uint32_t current_phase_ = 0;
+  std::uint32_t phases_ = 1;
   std::vector<LinkImage> link_images_;
 };
 

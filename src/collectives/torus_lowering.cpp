@@ -43,7 +43,10 @@ void piece_phases(const Group& group,
     sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.dims[p].size)));
   }
   Frontier current = start;
+  bool first = true;
   auto advance = [&](std::size_t axis_pos, std::uint64_t array_bytes) {
+    if (!first) schedule.next_phase();
+    first = false;
     Frontier next(current.chips());
     axis_phase(group, axis_pos, array_bytes, current, next, schedule);
     current = std::move(next);
@@ -70,7 +73,9 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
       // One piece per axis, each starting on a different axis: at every phase the pieces
       // use different axes, so all of a chip's links are busy at once (bytes / (W·axes)).
       const std::uint64_t piece_bytes = share(spec.bytes, d);
-      for (std::size_t j = 0; j < d; ++j) {
+      std::vector<std::size_t> pieces(d);
+      std::iota(pieces.begin(), pieces.end(), std::size_t{0});
+      lower_concurrently(schedule, pieces, [&](std::size_t j) {
         std::vector<std::size_t> order(d);
         for (std::size_t p = 0; p < d; ++p) order[p] = axes[(j + p) % d];
         if (spec.op == Op::kAllGather) {
@@ -81,13 +86,14 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
           piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, start,
                        end, schedule);
         }
-      }
+      });
       break;
     }
     case Op::kAllToAll: {
       // Dimension by dimension: along each axis every chip exchanges S/n with each peer.
       Frontier current = start;
       for (std::size_t p : axes) {
+        if (p != axes.front()) schedule.next_phase();
         Frontier next(current.chips());
         for (const auto& line : lines_along(group, p)) {
           pairwise_exchange(schedule, line, share(spec.bytes, static_cast<std::uint64_t>(line.size())),
@@ -105,6 +111,7 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
       for (std::size_t i = 0; i < d; ++i) {
         const std::size_t p = axes[i];
         const auto& axis = topo.axes()[static_cast<std::size_t>(group.dims[p].axis)];
+        if (i > 0) schedule.next_phase();
         Frontier next(current.chips());
         for (const auto& line : lines_along(group, p)) {
           // Only lines whose coordinates on the later axes are 0 hold data yet.

@@ -93,15 +93,15 @@ collectives::ScheduleResult NetworkCommModel::run(const collectives::Schedule& s
                                                          : executor_.run(topo_, net_, schedule);
 }
 
-NetworkCommModel::Result NetworkCommModel::profile_of(const collectives::ScheduleResult& all, SimTime own_time,
+NetworkCommModel::Result NetworkCommModel::profile_of(const Loads& all, SimTime own_time,
                                                       SimTime own_bandwidth) const {
   Result out;
-  const SimTime bandwidth = busiest(all);
+  const SimTime bandwidth = all.bandwidth_ps;
   out.profile.bandwidth_ps = bandwidth;
   out.profile.latency_ps = std::max<SimTime>(0, own_time - own_bandwidth);
   std::vector<double> fraction(class_count_, 0.0);
-  for (std::size_t l = 0; l < all.links.size(); ++l) {
-    const auto& usage = all.links[l];
+  for (std::size_t l = 0; l < all.links.links.size(); ++l) {
+    const auto& usage = all.links.links[l];
     if (usage.bytes <= 0) continue;
     out.links.push_back({static_cast<topology::LinkId>(l), LinkLoad{usage.bytes, usage.busy_ps}});
     if (bandwidth > 0) {
@@ -128,30 +128,77 @@ const std::vector<topology::LinkId>& NetworkCommModel::route(std::uint64_t pair)
   return routes_.emplace(pair, std::move(links)).first->second;
 }
 
-collectives::ScheduleResult NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
-  // What the analytical network charges each link for a transfer (AnalyticalNetwork::send),
-  // summed without simulating: loads do not depend on when the transfers run.
-  // A ring sends 2(n−1) times between the same neighbours: bytes are summed per (source,
-  // destination) first, so each route is walked once (routing dominates on big tori).
-  // Byte counts are integers, so the per-pair sums are exact in any order; the pairs are
-  // then walked in sorted order so the links' floating-point sums are reproducible.
-  std::unordered_map<std::uint64_t, std::uint64_t> bytes_of;
-  for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
-    const collectives::PlannedTransfer& t = schedule.transfer(i);
-    bytes_of[(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
-  }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(bytes_of.begin(), bytes_of.end());
-  std::sort(pairs.begin(), pairs.end());
-  collectives::ScheduleResult out;
-  out.links.resize(link_count_);
-  for (const auto& [key, total] : pairs) {
-    const auto size = static_cast<double>(total);
-    for (const topology::LinkId id : route(key)) {
-      out.links[id].bytes += size;
-      out.links[id].busy_ps += transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
-    }
+namespace {
+
+/// The same type as NetworkCommModel::PhasePairs.
+using PhasePairs = std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>>;
+
+PhasePairs sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of) {
+  PhasePairs out;
+  for (auto& phase : bytes_of) {
+    out.emplace_back(phase.begin(), phase.end());
+    std::sort(out.back().begin(), out.back().end());
   }
   return out;
+}
+
+}  // namespace
+
+NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
+                                                 const std::vector<collectives::Group>* groups) const {
+  // What the analytical network charges each link (AnalyticalNetwork::send), summed without
+  // simulating: loads do not depend on when the transfers run. Phases run one after the
+  // other, so the bandwidth part is the sum over phases of each phase's busiest link: a
+  // slow DCN phase and a shared ICI phase add up, they do not hide each other.
+  // Byte counts are integers, so the per-pair sums are exact in any order; the pairs are
+  // walked in sorted order so the links' floating-point sums are reproducible.
+  Loads out;
+  out.links.links.resize(link_count_);
+  std::vector<SimTime> in_phase(phases.size() > 1 ? link_count_ : 0, 0);
+  std::vector<topology::LinkId> touched;
+  auto add = [&](std::uint64_t pair, double size) {
+    for (const topology::LinkId id : route(pair)) {
+      const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
+      out.links.links[id].bytes += size;
+      out.links.links[id].busy_ps += busy;
+      if (!in_phase.empty()) {
+        if (in_phase[id] == 0) touched.push_back(id);
+        in_phase[id] += busy;
+      }
+    }
+  };
+  for (const auto& pairs : phases) {
+    if (groups == nullptr) {
+      for (const auto& [key, total] : pairs) add(key, static_cast<double>(total));
+    } else {
+      for (const auto& g : *groups) {
+        for (const auto& [key, total] : pairs) {
+          add((std::uint64_t{g.chips[key >> 32]} << 32) | g.chips[key & 0xFFFF'FFFFu], static_cast<double>(total));
+        }
+      }
+    }
+    if (in_phase.empty()) continue;
+    SimTime most = 0;
+    for (const topology::LinkId id : touched) {
+      most = std::max(most, in_phase[id]);
+      in_phase[id] = 0;
+    }
+    touched.clear();
+    out.bandwidth_ps += most;
+  }
+  if (in_phase.empty()) out.bandwidth_ps = busiest(out.links);
+  return out;
+}
+
+NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
+  // A ring sends 2(n−1) times between the same neighbours: bytes are summed per (source,
+  // destination) first, so each route is walked once (routing dominates on big tori).
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(schedule.phases());
+  for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
+    const collectives::PlannedTransfer& t = schedule.transfer(i);
+    bytes_of[t.phase][(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
+  }
+  return charge(sorted(std::move(bytes_of)), nullptr);
 }
 
 namespace {
@@ -172,7 +219,7 @@ bool same_shape(const std::vector<collectives::Group>& groups) {
 
 }  // namespace
 
-std::optional<collectives::ScheduleResult> NetworkCommModel::mapped_loads(
+std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
     const collectives::Schedule& first, const std::vector<collectives::Group>& groups) const {
   // The first group's traffic between member positions, replayed on every group's chips.
   // Not when a transfer starts or ends off the group's chips (at an NVLS or SHARP switch),
@@ -180,29 +227,15 @@ std::optional<collectives::ScheduleResult> NetworkCommModel::mapped_loads(
   if (!first.link_images().empty()) return std::nullopt;
   std::unordered_map<topology::ChipId, std::uint32_t> position;
   for (std::uint32_t i = 0; i < groups.front().chips.size(); ++i) position.emplace(groups.front().chips[i], i);
-  std::unordered_map<std::uint64_t, std::uint64_t> bytes_of;
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(first.phases());
   for (collectives::TransferIndex i = 0; i < first.size(); ++i) {
     const collectives::PlannedTransfer& t = first.transfer(i);
     const auto src = position.find(t.src);
     const auto dst = position.find(t.dst);
     if (src == position.end() || dst == position.end()) return std::nullopt;
-    bytes_of[(std::uint64_t{src->second} << 32) | dst->second] += t.bytes;
+    bytes_of[t.phase][(std::uint64_t{src->second} << 32) | dst->second] += t.bytes;
   }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs(bytes_of.begin(), bytes_of.end());
-  std::sort(pairs.begin(), pairs.end());
-  collectives::ScheduleResult out;
-  out.links.resize(link_count_);
-  for (const auto& g : groups) {
-    for (const auto& [key, total] : pairs) {
-      const std::uint64_t chips = (std::uint64_t{g.chips[key >> 32]} << 32) | g.chips[key & 0xFFFF'FFFFu];
-      const auto size = static_cast<double>(total);
-      for (const topology::LinkId id : route(chips)) {
-        out.links[id].bytes += size;
-        out.links[id].busy_ps += transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
-      }
-    }
-  }
-  return out;
+  return charge(sorted(std::move(bytes_of)), &groups);
 }
 
 template <typename Lower>
@@ -211,21 +244,27 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     // Simulated together: the time already includes what the groups do to each other.
     collectives::Schedule all;
     lower(all, groups);
-    const collectives::ScheduleResult every = run(all);
-    return profile_of(every, every.finish_ps.empty() ? 0 : every.finish_ps[0], busiest(every));
+    collectives::ScheduleResult every = run(all);
+    const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
+    const SimTime bandwidth = busiest(every);
+    return profile_of(Loads{std::move(every), bandwidth}, time, bandwidth);
   }
   collectives::Schedule one;
   lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
-  const collectives::ScheduleResult own = run(one);
+  collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-  if (groups.size() == 1) return profile_of(own, own_time, busiest(own));
+  // One group's bandwidth part: per phase, its busiest link (the run's links are its loads
+  // summed over phases).
+  const SimTime own_bandwidth =
+      one.phases() > 1 && one.link_images().empty() ? route_loads(one).bandwidth_ps : busiest(own);
+  if (groups.size() == 1) return profile_of(Loads{std::move(own), own_bandwidth}, own_time, own_bandwidth);
   // Every group's load along its routes, summed without simulating.
   if (same_shape(groups)) {
-    if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, busiest(own));
+    if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);
   }
   collectives::Schedule all;
   lower(all, groups);
-  return profile_of(route_loads(all), own_time, busiest(own));
+  return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
 const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {

@@ -73,6 +73,14 @@ class NetworkCommModel final : public CommModel {
     std::uint64_t uses = 0;                                     // occurrences in the step
   };
   using Key = std::tuple<int, int, std::uint64_t, int, int>;
+  /// Link loads of a communication and its bandwidth part: the sum over its sequential
+  /// phases of each phase's busiest link (a single phase: the busiest link).
+  struct Loads {
+    collectives::ScheduleResult links;
+    SimTime bandwidth_ps = 0;
+  };
+  /// Bytes between (source << 32 | destination) pairs, per phase, in sorted order.
+  using PhasePairs = std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>>;
 
   /// The profile of communication `key`, measured by `measured()` on first use; counts the
   /// occurrence.
@@ -90,12 +98,15 @@ class NetworkCommModel final : public CommModel {
   Result measure(const std::vector<collectives::Group>& groups, Lower&& lower);
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
-  std::optional<collectives::ScheduleResult> mapped_loads(const collectives::Schedule& first,
-                                           const std::vector<collectives::Group>& groups) const;
-  Result profile_of(const collectives::ScheduleResult& all, SimTime own_time, SimTime own_bandwidth) const;
+  std::optional<Loads> mapped_loads(const collectives::Schedule& first,
+                                    const std::vector<collectives::Group>& groups) const;
+  Result profile_of(const Loads& all, SimTime own_time, SimTime own_bandwidth) const;
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
   /// The link loads the analytical network gives `schedule`, without running it.
-  collectives::ScheduleResult route_loads(const collectives::Schedule& schedule) const;
+  Loads route_loads(const collectives::Schedule& schedule) const;
+  /// Charges `phases`' transfers along their routes: as given (`groups` null), or between
+  /// member positions replayed on every group's chips.
+  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups) const;
   /// The links from `pair`'s source to its destination (source << 32 | destination), walked
   /// once per step: many communications use the same neighbours.
   const std::vector<topology::LinkId>& route(std::uint64_t pair) const;

@@ -8,6 +8,7 @@
 #include <array>
 #include <filesystem>
 
+#include "collectives/collective_timing.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "config/scenario_config.hpp"
 #include "parallelism/program_builder.hpp"
@@ -101,6 +102,50 @@ TEST_P(SharedNetwork, TwoCollectivesOnTheSameLinksTakeTheSumOfTheirBandwidthTerm
 INSTANTIATE_TEST_SUITE_P(BothNetworks, SharedNetwork,
                          ::testing::Values(network::Fidelity::kAnalytical, network::Fidelity::kContention),
                          [](const auto& p) { return std::string(network::fidelity_name(p.param)); });
+
+/// Two slices of a 4-chip ICI ring (50 GB/s, 1 us) joined by DCN of `dcn_Bps` per chip.
+topology::TopologySpec two_rings(double dcn_Bps) {
+  topology::MultisliceSpec m;
+  m.slices = 2;
+  m.slice.dims = {4};
+  m.slice.wraparound = {true};
+  m.slice.link = topology::LinkSpec{50e9, 1'000'000};
+  m.dcn = topology::LinkSpec{dcn_Bps, 1'000'000};
+  return topology::TopologySpec{"two-rings", m};
+}
+
+TEST(SharedNetworkPhases, ASlowDcnPhaseAddsToSharedIciLinksInsteadOfHidingUnderThem) {
+  // tp 2 on x, dp 4 = x[2 every 2] × slice: the two dp groups of a slice cross the same
+  // x links (0→2 and 1→3 both pass 1→2), so together their ICI phase takes longer than
+  // one group's. The hierarchical all-gather runs its DCN phase, then its ICI phase: the
+  // sharing stretches only the ICI phase, so a slower DCN must cost the step's collective
+  // exactly what it costs one group alone. (It once took max(DCN, shared ICI) + min(...):
+  // flat over a range of DCN bandwidths.)
+  parallelism::ParallelSpec p;
+  p.tp = 2;
+  p.dp = 4;
+  network::NetworkSpec net;
+  collectives::SequentialExecutor executor;
+  const double S = 256e6;
+  std::vector<double> together;
+  std::vector<double> alone;
+  for (double dcn : {0.5e9, 1e9, 2e9, 4e9, 8e9, 16e9}) {
+    const topology::Topology topo(two_rings(dcn));
+    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(p));
+    runtime::NetworkCommModel comm(topo, mesh, net, executor);
+    together.push_back(static_cast<double>(comm.collective(CommAxis::kDp, CommOp::kAllGather, S, 0, -1).alone_ps()));
+    const auto groups = mesh.groups(mesh.axis_index("dp"));
+    ASSERT_EQ(groups.size(), 2u);
+    const auto one = collectives::time_collective(
+        topo, net, {collectives::Op::kAllGather, collectives::Algorithm::kAuto, static_cast<std::uint64_t>(S)}, {groups[0]});
+    alone.push_back(one.time_s * 1e12);
+    EXPECT_GT(together.back(), alone.back() + 1e6) << "sharing the x links costs something at DCN " << dcn;
+  }
+  for (std::size_t i = 1; i < together.size(); ++i) {
+    EXPECT_LT(together[i], together[i - 1]);
+    EXPECT_NEAR(together[i - 1] - together[i], alone[i - 1] - alone[i], 1e-6 * alone[i - 1]) << "DCN step " << i;
+  }
+}
 
 runtime::Scenario example(const std::string& name, const std::vector<std::string>& sets) {
   const fs::path file = fs::path(PODSIM_SOURCE_DIR) / "configs" / "examples" / name;
