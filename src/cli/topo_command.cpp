@@ -39,6 +39,7 @@ void print_json(const topology::Topology& topo, const topology::TopologyFacts& f
     j.member("name", axis.name);
     j.member("size", axis.size);
     j.member("wraparound", axis.wraparound);
+    j.member("ring", axis.ring);
     j.member("link_bandwidth_Bps", axis.link_bandwidth_Bps);
     j.member("link_latency_s", to_seconds(axis.link_latency_ps));
     j.member("ring_bandwidth_Bps", facts.ring_Bps[a]);
@@ -67,7 +68,7 @@ void print_text(const topology::Topology& topo, const topology::TopologyFacts& f
   axes.set_align(2, output::Align::kLeft);
   for (std::size_t a = 0; a < topo.axes().size(); ++a) {
     const auto& axis = topo.axes()[a];
-    axes.add_row({axis.name, std::to_string(axis.size), axis.wraparound ? "yes" : "no",
+    axes.add_row({axis.name, std::to_string(axis.size), axis.wraparound ? (axis.ring ? "yes" : "twisted") : "no",
                   units::format_bandwidth(axis.link_bandwidth_Bps),
                   units::format_seconds(to_seconds(axis.link_latency_ps)),
                   units::format_bandwidth(facts.ring_Bps[a])});

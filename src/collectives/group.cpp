@@ -20,7 +20,7 @@ std::vector<Group> make_groups(const topology::Topology& topo, std::vector<int> 
     }
     const auto& axis = all_axes[static_cast<std::size_t>(a)];
     in_group[static_cast<std::size_t>(a)] = true;
-    dims.push_back({a, axis.size, axis.wraparound});
+    dims.push_back({a, axis.size, axis.ring});
     group_size *= static_cast<std::size_t>(axis.size);
   }
   std::map<std::vector<int>, std::size_t> index_of_key;

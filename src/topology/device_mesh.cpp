@@ -135,7 +135,7 @@ std::vector<Group> DeviceMesh::groups(int axis) const {
     Group g;
     for (const auto& comp : la.components) {
       const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
-      g.dims.push_back({comp.axis, comp.size, comp.size == phys.size && phys.wraparound});
+      g.dims.push_back({comp.axis, comp.size, comp.size == phys.size && phys.ring});
     }
     for (int r = 0; r < la.size; ++r) {
       logical[static_cast<std::size_t>(axis)] = r;

@@ -125,7 +125,7 @@ TopologyFacts analyze(const Topology& topo) {
   if (facts.bisection_Bps == std::numeric_limits<double>::infinity()) facts.bisection_Bps = 0;
 
   for (const Axis& axis : axes) {
-    const bool both_ways = axis.tier == LinkTier::kIci && axis.wraparound && axis.size >= 3;
+    const bool both_ways = axis.tier == LinkTier::kIci && axis.ring && axis.size >= 3;
     facts.ring_Bps.push_back(axis.size < 2 ? 0.0
                                            : axis.link_bandwidth_Bps * (both_ways ? 2.0 : 1.0));
   }

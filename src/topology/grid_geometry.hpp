@@ -26,6 +26,11 @@ class GridGeometry {
   int extent(int axis) const { return dims_[static_cast<std::size_t>(axis)]; }
   bool wraps(int axis) const { return wrap_[static_cast<std::size_t>(axis)]; }
   bool twisted() const { return twisted_; }
+  /// The wraparound of `axis` joins a line's last chip to its own first one (a torus
+  /// axis, or a twisted torus's long axis).
+  bool wraps_onto_itself(int axis) const {
+    return wraps(axis) && !(twisted_ && !long_axis_[static_cast<std::size_t>(axis)]);
+  }
   std::size_t size() const { return size_; }
 
   Coord coord(std::size_t index) const;

@@ -60,7 +60,7 @@ Topology::Topology(const TopologySpec& spec)
             up_link_[c] = add_link(c, fabric, layout.dcn, LinkTier::kDcn, slice_axis, +1);
             down_link_[c] = add_link(fabric, c, layout.dcn, LinkTier::kDcn, slice_axis, -1);
           }
-          axes_.push_back(Axis{axis_names_.back(), layout.slices, false, LinkTier::kDcn,
+          axes_.push_back(Axis{axis_names_.back(), layout.slices, false, false, LinkTier::kDcn,
                                layout.dcn.bandwidth_Bps, layout.dcn.latency_ps});
         } else {
           build_switch(layout);
@@ -86,8 +86,8 @@ void Topology::build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::
   if (slice == 0) {
     grid_link_.assign(static_cast<std::size_t>(chips_) * rank * 2, kNoLink);
     for (int a = 0; a < g.rank(); ++a) {
-      axes_.push_back(Axis{axis_names_[static_cast<std::size_t>(a)], g.extent(a), g.wraps(a), LinkTier::kIci,
-                           grid.link.bandwidth_Bps, grid.link.latency_ps});
+      axes_.push_back(Axis{axis_names_[static_cast<std::size_t>(a)], g.extent(a), g.wraps(a), g.wraps_onto_itself(a),
+                           LinkTier::kIci, grid.link.bandwidth_Bps, grid.link.latency_ps});
     }
   }
   for (std::size_t local = 0; local < g.size(); ++local) {
@@ -149,9 +149,9 @@ void Topology::build_switch(const SwitchSpec& layout) {
       leaf_down_.push_back(add_link(spine, first_leaf_ + l, trunk, LinkTier::kScaleOut, 1, -1));
     }
   }
-  axes_.push_back(Axis{axis_names_[0], layout.chips_per_node, false, LinkTier::kNodeSwitch,
+  axes_.push_back(Axis{axis_names_[0], layout.chips_per_node, false, false, LinkTier::kNodeSwitch,
                        layout.intra.bandwidth_Bps, layout.intra.latency_ps});
-  axes_.push_back(Axis{axis_names_[1], layout.nodes, false, LinkTier::kScaleOut,
+  axes_.push_back(Axis{axis_names_[1], layout.nodes, false, false, LinkTier::kScaleOut,
                        layout.scale_out.bandwidth_Bps, layout.scale_out.latency_ps});
 }
 

@@ -36,6 +36,9 @@ struct Axis {
   std::string name;
   int size = 1;
   bool wraparound = false;  ///< a grid axis whose ends are joined
+  /// A line of chips along this axis is a ring: it wraps back onto itself. Not on a twisted
+  /// torus's short axes, whose wraparound moves k along the long axes into another line.
+  bool ring = false;
   LinkTier tier = LinkTier::kIci;
   double link_bandwidth_Bps = 0;  ///< per direction, of the links this axis uses
   SimTime link_latency_ps = 0;

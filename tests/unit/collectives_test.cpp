@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "collectives/collective_timing.hpp"
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "topology/topology.hpp"
@@ -186,6 +187,47 @@ TEST(Lowering, EveryOpAndAlgorithmCompletesOnEveryLayout) {
         }
       }
     }
+  }
+}
+
+}  // namespace
+}  // namespace podsim::collectives
+
+namespace podsim::collectives {
+namespace {
+
+topology::TopologySpec v4_4x4x8(bool twisted, bool x_wraps) {
+  topology::GridSpec g;
+  g.dims = {4, 4, 8};
+  g.wraparound = {x_wraps, true, true};
+  g.twisted = twisted;
+  g.link = topology::LinkSpec{45e9, 1'000'000};
+  return topology::TopologySpec{"v4-4x4x8", g};
+}
+
+TEST(TwistedTorus, ALineAlongAShortAxisIsAnOpenLineOnBothNetworks) {
+  // On a twisted k×k×2k torus the wraparound of x (and y) leads from x = 3 to x = 0 of the
+  // plane z + 4: a line along x is not a ring (z, the long axis, still closes on itself).
+  // A collective along x is then the open line's — exactly the time of the same shape with
+  // no x wraparound — on both networks, with no link above 100 %.
+  const topology::Topology twisted(v4_4x4x8(true, true));
+  EXPECT_FALSE(twisted.axes()[0].ring);
+  EXPECT_FALSE(twisted.axes()[1].ring);
+  EXPECT_TRUE(twisted.axes()[2].ring);
+  EXPECT_TRUE(twisted.axes()[0].wraparound);  // the links are there; they lead elsewhere
+  const topology::Topology open_x(v4_4x4x8(false, false));
+  const auto along_x = make_groups(twisted, {0});
+  ASSERT_FALSE(along_x.front().dims.front().wraps);
+  const CollectiveSpec ag{Op::kAllGather, Algorithm::kAuto, 64 << 20};
+  network::NetworkSpec analytical;
+  network::NetworkSpec contention;
+  contention.fidelity = network::Fidelity::kContention;
+  const CollectiveTiming line = time_collective(open_x, analytical, ag, make_groups(open_x, {0}));
+  for (const auto& net : {analytical, contention}) {
+    const CollectiveTiming t = time_collective(twisted, net, ag, along_x);
+    EXPECT_NEAR(t.time_s, line.time_s, 1e-3 * line.time_s) << network::fidelity_name(net.fidelity);
+    EXPECT_LE(t.max_link_utilization, 1.0 + 1e-9);
+    EXPECT_FALSE(t.link_bound);
   }
 }
 
