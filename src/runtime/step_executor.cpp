@@ -139,6 +139,9 @@ class Executor final : public core::EventHandler {
     /// Dependencies of the head task known to have finished (a prefix of its list): a
     /// stream blocked on a dependency rechecks only from there at each event.
     std::uint32_t deps_checked = 0;
+    /// The dependency the head task was last found waiting for (kNoTask: none known): until
+    /// it finishes, the stream is blocked without reading the task again.
+    std::uint32_t blocked_on = kNoTask;
   };
   struct Arrival {
     SimTime at = 0;
@@ -225,7 +228,10 @@ class Executor final : public core::EventHandler {
   /// last check stopped (finished stays finished).
   bool deps_done(const State& st, StreamState& stream, const parallelism::StageProgram& program, const Task& t) const {
     for (std::uint32_t k = t.deps_begin + stream.deps_checked; k < t.deps_end; ++k) {
-      if (st.finish[program.deps[k]] == kNotDone) return false;
+      if (st.finish[program.deps[k]] == kNotDone) {
+        stream.blocked_on = program.deps[k];
+        return false;
+      }
       ++stream.deps_checked;
     }
     return true;
@@ -242,6 +248,10 @@ class Executor final : public core::EventHandler {
     State& st = stages_[s];
     StreamState& stream = st.streams[stream_index];
     if (stream.busy || stream.next == stream.tasks.size()) return false;
+    if (stream.blocked_on != kNoTask) {
+      if (st.finish[stream.blocked_on] == kNotDone) return false;
+      stream.blocked_on = kNoTask;
+    }
     const auto& program = plan_.stages[s];
     const std::uint32_t index = stream.tasks[stream.next];
     const Task& t = program.tasks[index];
