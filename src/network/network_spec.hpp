@@ -25,6 +25,8 @@ struct NetworkSpec {
   /// Under mpirun, a simulation of fewer transfers than this is run whole by every process
   /// rather than split: its synchronization windows would cost more than the split saves.
   std::uint64_t min_partitioned_transfers = 20'000;
+
+  bool operator==(const NetworkSpec&) const = default;
 };
 
 }  // namespace podsim::network

@@ -56,10 +56,11 @@ Outcome Outcome::deserialize(const std::vector<char>& bytes) {
   return o;
 }
 
-Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity) {
+Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity,
+                        runtime::CommMemo& memo) {
   runtime::Scenario s = apply(base, layout);
   s.network.fidelity = fidelity;
-  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals);
+  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
   Outcome o;
   o.step_s = report.step_s;
   o.tokens_per_s = report.tokens_per_s;

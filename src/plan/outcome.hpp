@@ -6,6 +6,7 @@
 
 #include "network/network_spec.hpp"
 #include "plan/layout_space.hpp"
+#include "runtime/comm_memo.hpp"
 #include "runtime/time_category.hpp"
 
 namespace podsim::plan {
@@ -31,6 +32,7 @@ struct Outcome {
 };
 
 /// Simulates one step of `base` with `layout` on the network of the given fidelity.
-Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity);
+Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity,
+                        runtime::CommMemo& memo);
 
 }  // namespace podsim::plan

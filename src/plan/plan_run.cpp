@@ -26,11 +26,12 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), todo.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
+  runtime::CommMemo memo;  // layouts on the same mesh share their communication measurements
   auto phase = [&](const std::vector<std::uint64_t>& items, network::Fidelity fidelity,
                    std::vector<std::optional<Outcome>>& into) {
     partition::distribute(
         comm, items,
-        [&](std::uint64_t i) { return simulate_layout(base, result.candidates[i].layout, fidelity).serialize(); },
+        [&](std::uint64_t i) { return simulate_layout(base, result.candidates[i].layout, fidelity, memo).serialize(); },
         [&](std::uint64_t i, const std::vector<char>& bytes) {
           into[i] = Outcome::deserialize(bytes);
           progress.update(++done, false);

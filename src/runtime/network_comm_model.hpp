@@ -11,16 +11,11 @@
 #include "collectives/schedule.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "network/network_model.hpp"
+#include "runtime/comm_memo.hpp"
 #include "runtime/comm_model.hpp"
 #include "topology/device_mesh.hpp"
 
 namespace podsim::runtime {
-
-/// Load one directed link carried during a step.
-struct LinkLoad {
-  double bytes = 0;
-  SimTime busy_ps = 0;
-};
 
 /// Communication of a step measured on the network model of a scenario.
 ///
@@ -65,14 +60,18 @@ class NetworkCommModel final : public CommModel {
   /// Forgets how often each communication occurred (the step is run again); keeps what was
   /// measured.
   void reset_uses();
+  /// Takes measurements from `memo` and leaves its own there; `context` (CommMemo::context)
+  /// must describe this model's topology, network settings and mesh.
+  void share_measurements(CommMemo& memo, std::uint32_t context) {
+    memo_ = &memo;
+    memo_context_ = context;
+  }
 
  private:
-  struct Result {
-    CommProfile profile;
-    std::vector<std::pair<topology::LinkId, LinkLoad>> links;  // links it used, every group
-    std::uint64_t uses = 0;                                     // occurrences in the step
+  struct Result : Measured {
+    std::uint64_t uses = 0;  // occurrences in the step
   };
-  using Key = std::tuple<int, int, std::uint64_t, int, int>;
+  using Key = CommMemo::Key;
   /// Link loads of a communication and its bandwidth part: the sum over its sequential
   /// phases of each phase's busiest link (a single phase: the busiest link).
   struct Loads {
@@ -87,7 +86,15 @@ class NetworkCommModel final : public CommModel {
   template <typename Measure>
   const CommProfile& use(const Key& key, Measure&& measured) {
     auto it = cache_.find(key);
-    if (it == cache_.end()) it = cache_.emplace(key, measured()).first;
+    if (it == cache_.end()) {
+      const Measured* known = memo_ != nullptr ? memo_->find(memo_context_, key) : nullptr;
+      if (known != nullptr) {
+        it = cache_.emplace(key, Result{*known, 0}).first;
+      } else {
+        it = cache_.emplace(key, measured()).first;
+        if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
+      }
+    }
     ++it->second.uses;
     return it->second.profile;
   }
@@ -119,6 +126,8 @@ class NetworkCommModel final : public CommModel {
   network::NetworkSpec net_;
   collectives::ScheduleExecutor& executor_;
   std::map<Key, Result> cache_;
+  CommMemo* memo_ = nullptr;
+  std::uint32_t memo_context_ = 0;
   std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;
   int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"

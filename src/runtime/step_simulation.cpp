@@ -26,14 +26,22 @@ StepReport simulate_step(const Scenario& s, Recording recording) {
   return simulate_step(s, here, recording);
 }
 
-StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording) {
+StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo) {
+  collectives::SequentialExecutor here;
+  return simulate_step(s, here, recording, &memo);
+}
+
+StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording,
+                         CommMemo* memo) {
   const auto& eff = s.chip.efficiency;
-  const topology::Topology topo(topology::with_link_efficiency(s.topology, eff.ici, eff.dcn));
+  const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
+  const topology::Topology topo(links);
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
   NetworkCommModel comm(topo, mesh, s.network, executor);
+  if (memo != nullptr) comm.share_measurements(*memo, memo->context(links, s.network, mesh.describe()));
 
   StepReport r;
   // The host in steady state: each step starts with what the previous one left in the

@@ -42,8 +42,12 @@ struct StepReport {
 /// `recording` says what report.execution keeps beyond the totals: the critical path, and
 /// the timeline (every interval of every stream, for `podsim run --trace`).
 StepReport simulate_step(const Scenario& scenario, Recording recording = Recording::kCriticalPath);
-/// The same, with the contention-aware network's simulations run by `executor`.
+/// The same, with the contention-aware network's simulations run by `executor`; with
+/// `memo`, communication measurements are shared with the other simulations that use it
+/// (the report is the same either way).
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
-                         Recording recording = Recording::kCriticalPath);
+                         Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr);
+/// simulate_step in this process, sharing measurements through `memo`.
+StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo);
 
 }  // namespace podsim::runtime

@@ -126,7 +126,7 @@ PointResult PointResult::deserialize(std::uint64_t index, const std::vector<char
   return p;
 }
 
-PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index) {
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, runtime::CommMemo& memo) {
   std::vector<config::Override> overrides = sweep.fixed;
   for (auto& o : sweep.overrides_at(index)) overrides.push_back(std::move(o));
   std::vector<std::int64_t> derived(sweep.derived.size(), 0);
@@ -175,7 +175,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
     p.reals[metric_index("hbm_capacity_bytes")] = s.chip.hbm_capacity_bytes - s.chip.hbm_reserved_bytes;
     return p;
   }
-  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals);
+  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
   const output::Table summary = output::summary_table(s, report, output::RunLabels{loaded.name, s.topology.name});
 
   PointResult p;
@@ -198,6 +198,11 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
     if (!category) p.reals.push_back(summary.reals(name)[0]);
   }
   return p;
+}
+
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index) {
+  runtime::CommMemo fresh;
+  return evaluate_point(sweep, index, fresh);
 }
 
 }  // namespace podsim::sweep

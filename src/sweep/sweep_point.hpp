@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/sweep_config.hpp"
+#include "runtime/comm_memo.hpp"
 
 namespace podsim::sweep {
 
@@ -37,6 +38,9 @@ std::size_t metric_index(const std::string& name);
 /// and fits in memory, and simulates one step. A layout that cannot run, a derived value
 /// that is not a whole number, or a layout that does not fit, gives an infeasible result
 /// with the reason — or, unless the sweep skips infeasible points, an InputError.
+/// Communication measurements are shared with the process's other points through `memo`.
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, runtime::CommMemo& memo);
+/// The same, measuring everything afresh.
 PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index);
 
 }  // namespace podsim::sweep

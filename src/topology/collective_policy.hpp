@@ -47,6 +47,8 @@ struct NcclSpec {
   /// Fixed cost of one collective that NCCL's tuning model leaves out (kernel launch,
   /// the benchmark loop issuing it): fitted per GPU generation (docs/calibration.md).
   SimTime launch_ps = 0;
+
+  bool operator==(const NcclSpec&) const = default;
 };
 
 /// The collective implementation of a machine.
@@ -56,6 +58,8 @@ struct CollectivePolicy {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   CollectiveProtocol protocol = CollectiveProtocol::kAuto;  ///< NCCL protocol, on NCCL clusters
   std::optional<NcclSpec> nccl;  ///< set on GPU clusters whose collectives NCCL runs
+
+  bool operator==(const CollectivePolicy&) const = default;
 };
 
 }  // namespace podsim::topology

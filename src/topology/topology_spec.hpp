@@ -14,6 +14,8 @@ namespace podsim::topology {
 struct LinkSpec {
   double bandwidth_Bps = 0;  ///< bytes per second, per direction
   SimTime latency_ps = 0;    ///< time for the first byte to cross the link
+
+  bool operator==(const LinkSpec&) const = default;
 };
 
 /// A grid of chips joined by nearest-neighbour links: a torus, a mesh, or a mix
@@ -25,6 +27,8 @@ struct GridSpec {
   /// (extent 2k): the twisted torus of Cámara et al. used by TPU v4 and v5p slices.
   bool twisted = false;
   LinkSpec link;  ///< every grid link, per direction
+
+  bool operator==(const GridSpec&) const = default;
 };
 
 /// The scale-out network of a GPU cluster: every GPU's NIC on a leaf switch, leaves joined
@@ -38,6 +42,8 @@ struct FabricSpec {
   /// Down-link over up-link bandwidth of a leaf (1 = non-blocking): a leaf's link to the
   /// spine carries (its NICs' bandwidth) / oversubscription each way.
   double oversubscription = 1;
+
+  bool operator==(const FabricSpec&) const = default;
 };
 
 /// GPU cluster: nodes of `chips_per_node` GPUs on a node switch (NVSwitch), every GPU also
@@ -48,6 +54,8 @@ struct SwitchSpec {
   LinkSpec intra;      ///< GPU <-> node switch, per GPU per direction
   LinkSpec scale_out;  ///< GPU NIC <-> leaf switch, per GPU per direction (and every switch hop)
   FabricSpec fabric{};
+
+  bool operator==(const SwitchSpec&) const = default;
 };
 
 /// `slices` identical ICI grids joined by the data-centre network (DCN).
@@ -55,6 +63,8 @@ struct MultisliceSpec {
   int slices = 2;
   GridSpec slice;
   LinkSpec dcn;  ///< per chip, per direction (host NIC bandwidth divided by chips per host)
+
+  bool operator==(const MultisliceSpec&) const = default;
 };
 
 /// A machine's interconnect, as a config describes it.
@@ -62,6 +72,8 @@ struct TopologySpec {
   std::string name;
   std::variant<GridSpec, SwitchSpec, MultisliceSpec> layout;
   CollectivePolicy collectives{};  ///< how its collective library runs collectives
+
+  bool operator==(const TopologySpec&) const = default;
 };
 
 /// `spec` with every link's bandwidth scaled: by `fast` on the fast tier (ICI, node switch)

@@ -37,10 +37,11 @@ LayoutChoice choose_layout(const TrainingCase& c) {
   }
   double best_s = 0;
   std::size_t best = candidates.size();
+  runtime::CommMemo memo;
   for (std::size_t i : pick) {
     double step_s = 0;
     try {
-      step_s = plan::simulate_layout(c.scenario, candidates[i].layout, network::Fidelity::kAnalytical).step_s;
+      step_s = plan::simulate_layout(c.scenario, candidates[i].layout, network::Fidelity::kAnalytical, memo).step_s;
     } catch (const InputError&) {
       continue;  // cannot be placed or run after all: not a candidate
     }

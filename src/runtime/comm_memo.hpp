@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "network/network_spec.hpp"
+#include "runtime/comm_model.hpp"
+#include "topology/topology.hpp"
+#include "topology/topology_spec.hpp"
+
+namespace podsim::runtime {
+
+/// Load one directed link carried during a step.
+struct LinkLoad {
+  double bytes = 0;
+  SimTime busy_ps = 0;
+};
+
+/// What NetworkCommModel measured for one communication: its profile and its load on every
+/// link it used (every group).
+struct Measured {
+  CommProfile profile;
+  std::vector<std::pair<topology::LinkId, LinkLoad>> links;
+};
+
+/// Measurements kept across the simulations of one process — a sweep's points, a plan's
+/// layouts — that run on the same machine, network settings and placement: a measurement
+/// depends on nothing else, so a point that changes only the recompute policy or the ZeRO
+/// stage reuses its neighbours' instead of lowering and timing the same collectives again.
+/// Results are exactly what measuring would give, so outputs do not depend on which points
+/// one process happened to run before (or on the number of processes).
+class CommMemo {
+ public:
+  /// (axis, operation, bytes, stage, peer): as NetworkCommModel keys a communication.
+  using Key = std::tuple<int, int, std::uint64_t, int, int>;
+
+  /// The id of a machine (with its link efficiencies applied), network settings and
+  /// placement (DeviceMesh::describe); equal ones get the same id.
+  std::uint32_t context(const topology::TopologySpec& topology, const network::NetworkSpec& network,
+                        const std::string& mesh);
+  /// The measurement of `key` in `context`, or nullptr.
+  const Measured* find(std::uint32_t context, const Key& key) const;
+  /// Keeps a measurement. Past a bound on what is kept (links summed over measurements),
+  /// everything is dropped and collected again: memory stays bounded on huge sweeps.
+  void add(std::uint32_t context, const Key& key, const Measured& measured);
+
+ private:
+  struct Context {
+    topology::TopologySpec topology;
+    network::NetworkSpec network;
+    std::string mesh;
+  };
+  static constexpr std::size_t kMaxLinkEntries = 4'000'000;  // ~100 MB
+  static constexpr std::size_t kMaxContexts = 4096;
+  std::vector<Context> contexts_;
+  std::map<std::pair<std::uint32_t, Key>, Measured> entries_;
+  std::size_t link_entries_ = 0;
+};
+
+}  // namespace podsim::runtime
