@@ -99,12 +99,12 @@ NetworkCommModel::Result NetworkCommModel::profile_of(const Loads& all, SimTime 
   const SimTime bandwidth = all.bandwidth_ps;
   out.profile.bandwidth_ps = bandwidth;
   out.profile.latency_ps = std::max<SimTime>(0, own_time - own_bandwidth);
-  std::vector<double> fraction(class_count_, 0.0);
+  std::vector<double> fraction = all.class_share.empty() ? std::vector<double>(class_count_, 0.0) : all.class_share;
   for (std::size_t l = 0; l < all.links.links.size(); ++l) {
     const auto& usage = all.links.links[l];
     if (usage.bytes <= 0) continue;
     out.links.push_back({static_cast<topology::LinkId>(l), LinkLoad{usage.bytes, usage.busy_ps}});
-    if (bandwidth > 0) {
+    if (bandwidth > 0 && all.class_share.empty()) {
       double& f = fraction[link_class_[l]];
       f = std::max(f, static_cast<double>(usage.busy_ps) / static_cast<double>(bandwidth));
     }
@@ -149,12 +149,16 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   // What the analytical network charges each link (AnalyticalNetwork::send), summed without
   // simulating: loads do not depend on when the transfers run. Phases run one after the
   // other, so the bandwidth part is the sum over phases of each phase's busiest link: a
-  // slow DCN phase and a shared ICI phase add up, they do not hide each other.
+  // slow DCN phase and a shared ICI phase add up, they do not hide each other. The sharing
+  // solver spreads a communication's load over its whole bandwidth part, so a class is
+  // charged its largest share in any phase: two phased collectives in step contend in every
+  // phase (the sharing errs towards contention, as for uneven classes).
   // Byte counts are integers, so the per-pair sums are exact in any order; the pairs are
   // walked in sorted order so the links' floating-point sums are reproducible.
   Loads out;
   out.links.links.resize(link_count_);
   std::vector<SimTime> in_phase(phases.size() > 1 ? link_count_ : 0, 0);
+  if (phases.size() > 1) out.class_share.assign(class_count_, 0.0);
   std::vector<topology::LinkId> touched;
   auto add = [&](std::uint64_t pair, double size) {
     for (const topology::LinkId id : route(pair)) {
@@ -179,8 +183,12 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
     }
     if (in_phase.empty()) continue;
     SimTime most = 0;
+    for (const topology::LinkId id : touched) most = std::max(most, in_phase[id]);
     for (const topology::LinkId id : touched) {
-      most = std::max(most, in_phase[id]);
+      if (most > 0) {
+        double& share = out.class_share[link_class_[id]];
+        share = std::max(share, static_cast<double>(in_phase[id]) / static_cast<double>(most));
+      }
       in_phase[id] = 0;
     }
     touched.clear();
@@ -246,18 +254,29 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     lower(all, groups);
     collectives::ScheduleResult every = run(all);
     const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
+    if (all.phases() > 1 && all.link_images().empty()) {
+      // The bandwidth part and class shares per phase, as on the analytical network (what a
+      // link carries does not depend on when); the links' loads as simulated.
+      Loads phased = route_loads(all);
+      phased.links = std::move(every);
+      return profile_of(phased, time, phased.bandwidth_ps);
+    }
     const SimTime bandwidth = busiest(every);
-    return profile_of(Loads{std::move(every), bandwidth}, time, bandwidth);
+    return profile_of(Loads{std::move(every), bandwidth, {}}, time, bandwidth);
   }
   collectives::Schedule one;
   lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
   collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-  // One group's bandwidth part: per phase, its busiest link (the run's links are its loads
-  // summed over phases).
-  const SimTime own_bandwidth =
-      one.phases() > 1 && one.link_images().empty() ? route_loads(one).bandwidth_ps : busiest(own);
-  if (groups.size() == 1) return profile_of(Loads{std::move(own), own_bandwidth}, own_time, own_bandwidth);
+  // One group's loads and bandwidth part: per phase, its busiest link (the run's links are
+  // its loads summed over phases).
+  Loads own_loads = one.phases() > 1 && one.link_images().empty() ? route_loads(one) : Loads{};
+  if (own_loads.class_share.empty()) {
+    const SimTime own_busiest = busiest(own);
+    own_loads = Loads{std::move(own), own_busiest, {}};
+  }
+  const SimTime own_bandwidth = own_loads.bandwidth_ps;
+  if (groups.size() == 1) return profile_of(own_loads, own_time, own_bandwidth);
   // Every group's load along its routes, summed without simulating.
   if (same_shape(groups)) {
     if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);

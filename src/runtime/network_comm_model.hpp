@@ -77,6 +77,10 @@ class NetworkCommModel final : public CommModel {
   struct Loads {
     collectives::ScheduleResult links;
     SimTime bandwidth_ps = 0;
+    /// Phased communications: per link class, the largest share of a phase's busiest link
+    /// its busiest link carries in any phase (1 on every phase's bottleneck). Empty: one
+    /// phase, the share is the class's busy time over bandwidth_ps.
+    std::vector<double> class_share;
   };
   /// Bytes between (source << 32 | destination) pairs, per phase, in sorted order.
   using PhasePairs = std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>>;
