@@ -104,7 +104,10 @@ class StageBuilder {
  public:
   StageBuilder(const Context& c, int stage) : c_(c), stage_(stage) { p_.stage = stage; }
 
-  StageProgram build() {
+  /// Tasks build() made before merging compute runs.
+  std::size_t tasks_built() const { return built_; }
+
+  StageProgram build(ComputeRuns runs) {
     const auto order = stage_schedule(c_.parallel.schedule, c_.parallel.pp, c_.parallel.virtual_stages,
                                       c_.microbatches, stage_);
     reserve(order.size());
@@ -120,6 +123,8 @@ class StageBuilder {
       }
     }
     finish();
+    built_ = p_.tasks.size();
+    if (runs == ComputeRuns::kFused) fuse_compute_runs(p_);
     return std::move(p_);
   }
 
@@ -386,6 +391,7 @@ class StageBuilder {
   const Context& c_;
   int stage_;
   StageProgram p_;
+  std::size_t built_ = 0;
   std::uint32_t last_ = 0;
   std::uint32_t last_backward_ = 0;
   std::uint32_t tied_sync_dep_ = 0;
@@ -449,7 +455,7 @@ void wait_for_transfer(std::vector<Segment>& segments, SimTime transfer_ps) {
 }  // namespace
 
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip, const ParallelSpec& parallel,
-                    const TrainingSpec& training) {
+                    const TrainingSpec& training, ComputeRuns runs) {
   Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
   c.microbatches = microbatches(parallel, training);
   c.virtual_total = parallel.pp * parallel.virtual_stages;
@@ -493,7 +499,11 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   plan.replicas_per_stage = static_cast<std::uint32_t>(parallel.dp * parallel.tp);
   plan.tokens_per_step = double(training.global_batch) * training.seq_len;
   plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;
-  for (int s = 0; s < parallel.pp; ++s) plan.stages.push_back(StageBuilder(c, s).build());
+  for (int s = 0; s < parallel.pp; ++s) {
+    StageBuilder builder(c, s);
+    plan.stages.push_back(builder.build(runs));
+    plan.tasks_built += builder.tasks_built();
+  }
   return plan;
 }
 

@@ -21,11 +21,16 @@ void check_layout(const workload::ModelSpec& model, const hardware::ChipSpec& ch
 /// the width of saved GEMM inputs (1 byte with fp8 GEMMs).
 workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& training);
 
+/// Whether build_step merges compute runs (fuse_compute_runs): always, but for the test that
+/// shows merging changes no time.
+enum class ComputeRuns { kFused, kEveryTask };
+
 /// Builds the program of every pipeline stage for one training step (see StepPlan).
 /// Compute durations come from the chip's roofline model; communication is left to the
 /// runtime (it depends on the network).
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
-                    const ParallelSpec& parallel, const TrainingSpec& training);
+                    const ParallelSpec& parallel, const TrainingSpec& training,
+                    ComputeRuns runs = ComputeRuns::kFused);
 
 /// Parameters one chip of pipeline `stage` holds (÷ tp; before any ZeRO sharding): its
 /// layers, plus the input embedding on the first virtual stage and the output projection

@@ -68,11 +68,22 @@ struct StageProgram {
   }
 };
 
+/// Merges each compute task into the compute task before it on the compute stream when
+/// nothing can tell them apart: the later one waits for nothing but its predecessor, the
+/// earlier one is waited for by no task, and both count as the same category. The merged task
+/// runs for the sum of their durations (and FLOPs), so every other task starts and ends when it
+/// did before, with one event fewer per merge (collective matmul's slices and the element-wise
+/// work after them are most of a tensor-parallel layer's tasks).
+void fuse_compute_runs(StageProgram& program);
+
 /// Everything the runtime needs to simulate one training step.
 struct StepPlan {
   std::vector<StageProgram> stages;  ///< one per pipeline stage
   int microbatches = 0;
   std::uint32_t replicas_per_stage = 1;  ///< chips each stage program stands for (dp × tp)
+  /// Tasks the builder made over all stages, before fuse_compute_runs merged some: what
+  /// estimate_work predicts (the builder's peak), not what the runtime executes.
+  std::size_t tasks_built = 0;
   double tokens_per_step = 0;
   double model_flops_per_step = 0;  ///< the standard count (6·N·tokens + attention), all chips
 };

@@ -1,0 +1,111 @@
+// Merging compute runs (parallelism::fuse_compute_runs) must change nothing a user sees: the
+// step, every stage's time categories and bytes stay exactly as they were with every task
+// simulated on its own; only the number of tasks and events falls.
+#include <gtest/gtest.h>
+
+#include "closed_form_support.hpp"
+#include "parallelism/step_program.hpp"
+
+namespace podsim::closed_form {
+namespace {
+
+using parallelism::CommAxis;
+using parallelism::ComputeCategory;
+using parallelism::Recompute;
+using parallelism::Stream;
+using parallelism::Task;
+using parallelism::TaskKind;
+
+Task compute(ComputeCategory c, SimTime ps) {
+  Task t;
+  t.category = c;
+  t.duration_ps = ps;
+  t.flops = static_cast<double>(ps);
+  return t;
+}
+
+TEST(ComputeRuns, MergeOnlyWhatNothingCanTellApart) {
+  parallelism::StageProgram p;
+  const auto f = ComputeCategory::kForward;
+  const auto b = ComputeCategory::kBackward;
+  p.add(compute(f, 10));                           // 0
+  const auto one = p.add(compute(f, 20));          // 1: merges into 0
+  p.add(compute(f, 30));                           // 2: 1 is waited for (by 3): kept
+  Task tp;
+  tp.kind = TaskKind::kCollective;
+  tp.stream = Stream::kTp;
+  tp.axis = CommAxis::kTp;
+  const auto comm = p.add(tp, {one});              // 3: waits for the run 0+1
+  p.add(compute(b, 5));                            // 4: another category: kept
+  p.add(compute(b, 7), {comm});                    // 5: waits for a task: kept
+  p.add(compute(b, 1));                            // 6: merges into 5
+  parallelism::fuse_compute_runs(p);
+
+  ASSERT_EQ(p.tasks.size(), 5u);
+  EXPECT_EQ(p.tasks[0].duration_ps, 30);
+  EXPECT_EQ(p.tasks[0].flops, 30.0);
+  EXPECT_EQ(p.tasks[1].duration_ps, 30);
+  EXPECT_EQ(p.tasks[2].kind, TaskKind::kCollective);
+  ASSERT_EQ(p.tasks[2].deps_end - p.tasks[2].deps_begin, 1u);
+  EXPECT_EQ(p.deps[p.tasks[2].deps_begin], 0u);  // the merged run it waited for
+  EXPECT_EQ(p.tasks[3].duration_ps, 5);
+  EXPECT_EQ(p.tasks[4].duration_ps, 8);
+  ASSERT_EQ(p.tasks[4].deps_end - p.tasks[4].deps_begin, 1u);
+  EXPECT_EQ(p.deps[p.tasks[4].deps_begin], 2u);  // the collective, renumbered
+}
+
+TEST(ComputeRuns, ChangeNoTimeOfAnyStageOnlyTheEvents) {
+  const auto m = uniform_model(8);
+  std::size_t fewer = 0;
+  for (bool shared : {false, true}) {
+    for (int pp : {1, 4}) {
+      for (int zero : {1, 3}) {
+        for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+          for (int tp : {1, 4}) {
+            for (auto overlap : parallelism::kTpOverlaps) {
+              ParallelSpec p;
+              p.dp = 2;
+              p.tp = tp;
+              p.pp = pp;
+              p.zero = zero;
+              p.sequence_parallel = tp > 1;
+              p.schedule = pp > 1 ? parallelism::PipelineSchedule::kInterleaved
+                                  : parallelism::PipelineSchedule::kOneFOneB;
+              p.virtual_stages = pp > 1 ? 2 : 1;
+              TrainingSpec t;
+              t.global_batch = 16;
+              t.recompute = r;
+              t.overlap.tp = overlap;
+              const std::string what = std::string(shared ? "shared" : "own") + " links, pp " + std::to_string(pp) +
+                                       " zero " + std::to_string(zero) + " tp " + std::to_string(tp) + " " +
+                                       std::string(parallelism::recompute_name(r)) + " " +
+                                       std::string(parallelism::tp_overlap_name(overlap));
+              const auto fused = parallelism::build_step(m, chip(), p, t);
+              const auto every = parallelism::build_step(m, chip(), p, t, parallelism::ComputeRuns::kEveryTask);
+              ClosedFormComm comm_a(5'000'000, 50e9, shared);
+              ClosedFormComm comm_b(5'000'000, 50e9, shared);
+              const auto a = runtime::execute_step(fused, comm_a, t.input, t.micro_batch);
+              const auto b = runtime::execute_step(every, comm_b, t.input, t.micro_batch);
+              EXPECT_EQ(a.step_ps, b.step_ps) << what;
+              ASSERT_EQ(a.stages.size(), b.stages.size());
+              for (std::size_t s = 0; s < a.stages.size(); ++s) {
+                EXPECT_EQ(a.stages[s].time_ps, b.stages[s].time_ps) << what << ", stage " << s;
+                EXPECT_EQ(a.stages[s].comm_bytes, b.stages[s].comm_bytes) << what << ", stage " << s;
+                EXPECT_EQ(a.stages[s].comm_busy_ps, b.stages[s].comm_busy_ps) << what << ", stage " << s;
+                EXPECT_NEAR(a.stages[s].flops / b.stages[s].flops, 1.0, 1e-12) << what << ", stage " << s;
+              }
+              EXPECT_LE(a.events, b.events) << what;
+              EXPECT_EQ(every.tasks_built, fused.tasks_built) << what;
+              if (a.events < b.events) ++fewer;
+            }
+          }
+        }
+      }
+    }
+  }
+  // Collective matmul cuts every tensor-parallel matmul into slices that run back to back.
+  EXPECT_GT(fewer, 0u);
+}
+
+}  // namespace
+}  // namespace podsim::closed_form
