@@ -243,19 +243,26 @@ class Executor final : public core::EventHandler {
     return latest;
   }
 
-  /// Starts the head task of `stream` if it can; true if it did.
-  bool try_start(core::Simulator& sim, std::size_t s, std::size_t stream_index) {
+  /// What try_start did with a stream's head task.
+  enum class Started {
+    kNo,       ///< it cannot start yet
+    kRunning,  ///< it started and runs: nothing else can start because of it before it ends
+    kDone,     ///< it started and finished at once (receive, input, wait): others may follow
+  };
+
+  /// Starts the head task of `stream` if it can.
+  Started try_start(core::Simulator& sim, std::size_t s, std::size_t stream_index) {
     State& st = stages_[s];
     StreamState& stream = st.streams[stream_index];
-    if (stream.busy || stream.next == stream.tasks.size()) return false;
+    if (stream.busy || stream.next == stream.tasks.size()) return Started::kNo;
     if (stream.blocked_on != kNoTask) {
-      if (st.finish[stream.blocked_on] == kNotDone) return false;
+      if (st.finish[stream.blocked_on] == kNotDone) return Started::kNo;
       stream.blocked_on = kNoTask;
     }
     const auto& program = plan_.stages[s];
     const std::uint32_t index = stream.tasks[stream.next];
     const Task& t = program.tasks[index];
-    if (!deps_done(st, stream, program, t)) return false;
+    if (!deps_done(st, stream, program, t)) return Started::kNo;
     const SimTime now = sim.now();
     const auto self = static_cast<core::EntityId>(s);
     const bool on_compute = t.stream == Stream::kCompute;
@@ -274,7 +281,7 @@ class Executor final : public core::EventHandler {
     switch (t.kind) {
       case TaskKind::kRecv: {
         const auto it = st.messages.find(t.message);
-        if (it == st.messages.end()) return false;
+        if (it == st.messages.end()) return Started::kNo;
         if (it->second.at >= bound) {
           cause = Cause{Cause::Kind::kTask, static_cast<std::uint32_t>(t.peer), it->second.sender, 0};
         }
@@ -283,7 +290,7 @@ class Executor final : public core::EventHandler {
         classify_wait(st, program, t, now, it->second.issued);
         st.messages.erase(it);
         finish(s, index, now);
-        return true;
+        return Started::kDone;
       }
       case TaskKind::kInput: {
         const SimTime ready = input_.ready_at(static_cast<int>(t.message));
@@ -292,7 +299,7 @@ class Executor final : public core::EventHandler {
             st.wake_at = ready;
             sim.schedule(ready, self, self, kWake);
           }
-          return false;
+          return Started::kNo;
         }
         if (ready > bound) {
           cause = Cause{Cause::Kind::kInput, static_cast<std::uint32_t>(s),
@@ -302,13 +309,13 @@ class Executor final : public core::EventHandler {
         classify_wait(st, program, t, now, 0);
         input_.consumed(static_cast<int>(t.message), now);
         finish(s, index, now);
-        return true;
+        return Started::kDone;
       }
       case TaskKind::kWait:
         recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, 0);
         finish(s, index, now);
-        return true;
+        return Started::kDone;
       case TaskKind::kCompute:
         recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
@@ -317,18 +324,18 @@ class Executor final : public core::EventHandler {
         st.result.padded_flops += t.padded_flops;
         stream.busy = true;
         sim.schedule(now + t.duration_ps, self, self, kTaskDone, index);
-        return true;
+        return Started::kRunning;
       case TaskKind::kCollective:
         recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
         launch(sim, s, index, comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer));
-        return true;
+        return Started::kRunning;
       case TaskKind::kSend:
         recorder_.started(s, index, now, cause);
         launch(sim, s, index, comm_.send(program.stage, t.peer, t.bytes));
-        return true;
+        return Started::kRunning;
     }
-    return false;
+    return Started::kNo;
   }
 
   /// Starts communication task `index` of stage `s` with its profile: its bandwidth part
@@ -419,11 +426,13 @@ class Executor final : public core::EventHandler {
     st.streams[static_cast<std::size_t>(t.stream)].busy = false;
   }
 
+  /// Starts what can start on stage `s`'s streams. Only a task that finishes as it starts can
+  /// let another stream's head start, so the streams are tried again only after one did.
   void advance(core::Simulator& sim, std::size_t s) {
-    bool progress = true;
-    while (progress) {
-      progress = false;
-      for (std::size_t k = 0; k < parallelism::kStreams; ++k) progress = try_start(sim, s, k) || progress;
+    bool again = true;
+    while (again) {
+      again = false;
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) again = try_start(sim, s, k) == Started::kDone || again;
     }
   }
 
