@@ -128,12 +128,7 @@ const std::vector<topology::LinkId>& NetworkCommModel::route(std::uint64_t pair)
   return routes_.emplace(pair, std::move(links)).first->second;
 }
 
-namespace {
-
-/// The same type as NetworkCommModel::PhasePairs.
-using PhasePairs = std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>>;
-
-PhasePairs sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of) {
+NetworkCommModel::PhasePairs NetworkCommModel::sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of) {
   PhasePairs out;
   for (auto& phase : bytes_of) {
     out.emplace_back(phase.begin(), phase.end());
@@ -141,8 +136,6 @@ PhasePairs sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&
   }
   return out;
 }
-
-}  // namespace
 
 NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
                                                  const std::vector<collectives::Group>* groups) const {

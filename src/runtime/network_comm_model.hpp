@@ -84,6 +84,8 @@ class NetworkCommModel final : public CommModel {
   };
   /// Bytes between (source << 32 | destination) pairs, per phase, in sorted order.
   using PhasePairs = std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>>;
+  /// Each phase's pairs in sorted order (a hash map's order would make sums depend on it).
+  static PhasePairs sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of);
 
   /// The profile of communication `key`, measured by `measured()` on first use; counts the
   /// occurrence.
