@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "config/yaml_comments.hpp"
 #include "util/error.hpp"
 #include "util/input_file.hpp"
 #include "util/sha256.hpp"
@@ -75,8 +76,9 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
   YAML::Node root;
   std::optional<YAML::Mark> second;
   try {
-    root = YAML::Load(text);
-    second = second_document(text);
+    const std::string parsed = shorten_comments(text);
+    root = YAML::Load(parsed);
+    second = second_document(parsed);
   } catch (const YAML::Exception& e) {
     throw InputError(at(shown, e.mark) + ": malformed YAML: " + e.msg);
   }

@@ -95,7 +95,11 @@ bool Reader::has(const std::string& key) const {
 
 void Reader::set_default(const std::string& key, const std::string& yaml_value) {
   if (has(key)) return;
-  node_[key] = YAML::Load(yaml_value);
+  // A word is stored as the plain scalar a file would hold, without parsing it (a one-word
+  // document costs yaml-cpp as much as a line of a file, and a sweep fills the defaults at
+  // every point); a flow mapping or sequence ("{}", "[true, false]") is parsed.
+  const bool flow = !yaml_value.empty() && (yaml_value.front() == '{' || yaml_value.front() == '[');
+  node_[key] = flow ? YAML::Load(yaml_value) : YAML::Node(yaml_value);
   sources_->add_default(join_path(path_, key));
 }
 
