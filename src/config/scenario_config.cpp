@@ -52,6 +52,9 @@ void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, S
   }
 }
 
+LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
+                             bool check_layout);
+
 /// Reads the scenario document `root`, shown as `shown`, whose files are relative to `dir`.
 LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::string& shown,
                              const std::filesystem::path& dir, const std::string& default_name,
@@ -87,7 +90,29 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
     root["network"] = expanded;
   }
   apply_overrides(root, deep, sources);
+  return read_composed(std::make_shared<SourceMap>(sources), root, default_name, check_layout);
+}
 
+/// Removes the defaults a reading filled into `root` (last first: a default inside a default
+/// mapping goes before it), so that the document is as composed.
+void remove_defaults(YAML::Node root, const std::vector<std::string>& defaults) {
+  for (auto d = defaults.rbegin(); d != defaults.rend(); ++d) {
+    YAML::Node parent = root;
+    std::size_t begin = 0;
+    std::size_t dot;
+    while ((dot = d->find('.', begin)) != std::string::npos) {
+      YAML::Node child = parent[d->substr(begin, dot - begin)];
+      parent.reset(child);
+      begin = dot + 1;
+    }
+    parent.remove(d->substr(begin));
+  }
+}
+
+/// Reads the composed document `root` (includes inlined, overrides applied).
+LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
+                             bool check_layout) {
+  SourceMap& sources = *at;
   Reader top(root, "", sources);
   top.allow_only({"schema_version", "name", "description", "model", "hardware", "topology", "network", "parallelism",
                   "training"});
@@ -111,9 +136,18 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
 
   out.inputs = sources.inputs();
   out.resolved_yaml = [root] { return dump(root); };
-  const auto at = std::make_shared<SourceMap>(sources);
   out.where = [root, at](const std::string& key_path) { return locate_path(root, key_path, *at); };
   out.check_layout = [root, at](const runtime::Scenario& scenario) { check_scenario_layout(scenario, root, *at); };
+  out.again = [root, at, default_name](const std::vector<Override>& more, bool check) {
+    for (const Override& o : more) {
+      if (o.path == "model" || o.path == "hardware" || o.path == "topology") {
+        throw InputError(o.text + ": " + o.path + " names a file; read the scenario again to replace it");
+      }
+    }
+    remove_defaults(root, at->take_defaults());
+    apply_overrides(root, more, *at);
+    return read_composed(at, root, default_name, check);
+  };
   if (check_layout) out.check_layout(s);
   return out;
 }

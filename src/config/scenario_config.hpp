@@ -35,6 +35,12 @@ struct LoadedScenario {
   /// axes, placement. Throws InfeasibleLayout at the key that breaks one. load_scenario with
   /// check_layout calls it; without, a caller that wants the scenario either way calls it.
   std::function<void(const runtime::Scenario& scenario)> check_layout;
+  /// The same document read again with `more` overrides after the others, without reading
+  /// any file again (a sweep's derived keys: the point is read, its values computed, then it
+  /// is read with them). Exactly what load_scenario with all the overrides gives; afterwards
+  /// this object's resolved_yaml, where and check_layout describe the new document. `more`
+  /// may not replace the model, hardware or topology file (load the scenario for that).
+  std::function<LoadedScenario(const std::vector<Override>& more, bool check_layout)> again;
 };
 
 /// Reads a scenario (docs/configuration.md): model, hardware and topology (file paths,

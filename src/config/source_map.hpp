@@ -3,6 +3,7 @@
 // Internal to config: where each part of a (composed) YAML document came from.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -27,6 +28,9 @@ class SourceMap {
   /// The value at `path` was filled in by podsim (a default): it has no position of its own.
   void add_default(std::string path) { defaults_.push_back(std::move(path)); }
   bool is_default(const std::string& path) const;
+  /// The values filled in by podsim, in the order they were; forgets them (the document is
+  /// about to be read again without them).
+  std::vector<std::string> take_defaults() { return std::exchange(defaults_, {}); }
 
   /// A file was read to make this document (the top file, an include, a value's file).
   void add_input(InputRecord input) { merge_inputs(inputs_, {std::move(input)}); }

@@ -130,10 +130,14 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   std::vector<config::Override> overrides = sweep.fixed;
   for (auto& o : sweep.overrides_at(index)) overrides.push_back(std::move(o));
   std::vector<std::int64_t> derived(sweep.derived.size(), 0);
+  // Read once; the layout is checked apart so that a point that cannot run still says what
+  // it is (its layout as written) without reading its files again.
+  config::LoadedScenario loaded = config::load_scenario(sweep.base, overrides, false);
   if (!sweep.derived.empty()) {
-    // Derived keys are computed from the point's own values (before its layout is checked).
-    const auto raw = config::load_scenario(sweep.base, overrides, false);
-    const auto vars = config::derive_variables(raw.scenario);
+    // Derived keys are computed from the point's own values (before its layout is checked),
+    // then the point is read again with them (its files are not).
+    const auto vars = config::derive_variables(loaded.scenario);
+    std::vector<config::Override> values;
     for (std::size_t k = 0; k < sweep.derived.size(); ++k) {
       const config::DerivedKey& d = sweep.derived[k];
       std::string why;
@@ -141,16 +145,14 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
       if (!value || *value < 1) {
         PointResult p = infeasible(index, d.key + " = " + d.expression.text() + ": " + (value ? "not positive" : why),
                                    sweep, derived);
-        describe_layout(p, raw.scenario);
+        describe_layout(p, loaded.scenario);
         return p;
       }
       derived[k] = *value;
-      overrides.push_back(config::Override{d.key, std::to_string(*value), d.where + " (derive " + d.key + ")", sweep.dir});
+      values.push_back(config::Override{d.key, std::to_string(*value), d.where + " (derive " + d.key + ")", sweep.dir});
     }
+    loaded = loaded.again(values, false);
   }
-  // Read once; the layout is checked apart so that a point that cannot run still says what
-  // it is (its layout as written) without reading its files again.
-  const config::LoadedScenario loaded = config::load_scenario(sweep.base, overrides, false);
   try {
     loaded.check_layout(loaded.scenario);
   } catch (const config::InfeasibleLayout& e) {

@@ -294,5 +294,45 @@ TEST_F(ConfigFiles, DpAutoIsWhatTensorAndPipelineDegreesLeave) {
   EXPECT_THROW(load_scenario("odd.yaml"), InputError);  // 3 does not divide 64
 }
 
+TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
+  // A sweep's derived keys: the point is read, then read again with the derived values. Its
+  // defaults must follow the new values (dp is what tp and pp leave), not the first reading's.
+  const fs::path root(PODSIM_SOURCE_DIR);
+  write("again.yaml", "schema_version: 1\nmodel: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                          "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() + "\ntopology: " +
+                          (root / "topologies/a100-dgx-8x8.yaml").string() +
+                          "\ntraining: { global_batch: 64 }\nparallelism: { tp: 2 }\n");
+  const auto set = [](const std::string& path, const std::string& value) {
+    return Override{path, value, "--set " + path + "=" + value, fs::current_path()};
+  };
+  LoadedScenario first = load_scenario("again.yaml", {set("training.micro_batch", "2")}, false);
+  EXPECT_EQ(first.scenario.parallel.dp, 32);
+  const LoadedScenario again = first.again({set("parallelism.tp", "4"), set("parallelism.pp", "2")}, false);
+  const LoadedScenario direct = load_scenario(
+      "again.yaml", {set("training.micro_batch", "2"), set("parallelism.tp", "4"), set("parallelism.pp", "2")}, false);
+  EXPECT_EQ(again.scenario.parallel.dp, 8);
+  EXPECT_EQ(again.resolved_yaml(), direct.resolved_yaml());
+  for (const char* key : {"parallelism.tp", "parallelism.dp", "training.micro_batch", "training.global_batch"}) {
+    EXPECT_EQ(again.where(key), direct.where(key)) << key;
+  }
+  // The same refusal, at the same place, when the new values cannot run.
+  const auto refusal = [](const LoadedScenario& s) {
+    try {
+      s.check_layout(s.scenario);
+    } catch (const InfeasibleLayout& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  LoadedScenario odd_first = load_scenario("again.yaml", {}, false);
+  const LoadedScenario odd = odd_first.again({set("parallelism.dp", "3")}, false);
+  const std::string expected = refusal(load_scenario("again.yaml", {set("parallelism.dp", "3")}, false));
+  EXPECT_NE(expected, "");
+  EXPECT_EQ(refusal(odd), expected);
+  // A file is not replaced without reading it.
+  LoadedScenario files = load_scenario("again.yaml", {}, false);
+  EXPECT_THROW(files.again({set("model", "other.yaml")}, false), InputError);
+}
+
 }  // namespace
 }  // namespace podsim::config
