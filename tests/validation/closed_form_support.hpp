@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "parallelism/program_builder.hpp"
 #include "runtime/step_executor.hpp"
 
@@ -83,6 +86,46 @@ inline const runtime::StageResult& busiest(const runtime::ExecutionResult& r) {
   const runtime::StageResult* best = &r.stages.front();
   for (const auto& s : r.stages) best = compute(s) > compute(*best) ? &s : best;
   return *best;
+}
+
+/// One of the small layouts the step tests go over, and how to name it in a failure.
+struct SmallLayout {
+  ParallelSpec parallel;
+  TrainingSpec training;
+  std::string name;
+};
+
+/// dp 2 × tp {1, 4} (sequence parallelism with tp) × pp {1, 4} (interleaved over 2 chunks), each
+/// with ZeRO {1, 3}, recompute none / selective / full and both TP overlaps.
+inline std::vector<SmallLayout> small_layouts(int global_batch) {
+  std::vector<SmallLayout> out;
+  for (int pp : {1, 4}) {
+    for (int zero : {1, 3}) {
+      for (auto r : {parallelism::Recompute::kNone, parallelism::Recompute::kSelective, parallelism::Recompute::kFull}) {
+        for (int tp : {1, 4}) {
+          for (auto overlap : parallelism::kTpOverlaps) {
+            SmallLayout l;
+            l.parallel.dp = 2;
+            l.parallel.tp = tp;
+            l.parallel.pp = pp;
+            l.parallel.zero = zero;
+            l.parallel.sequence_parallel = tp > 1;
+            l.parallel.schedule =
+                pp > 1 ? parallelism::PipelineSchedule::kInterleaved : parallelism::PipelineSchedule::kOneFOneB;
+            l.parallel.virtual_stages = pp > 1 ? 2 : 1;
+            l.training.global_batch = global_batch;
+            l.training.recompute = r;
+            l.training.overlap.tp = overlap;
+            l.name = "pp " + std::to_string(pp) + " zero " + std::to_string(zero) + " tp " + std::to_string(tp) +
+                     " recompute " + std::string(parallelism::recompute_name(r)) + " overlap " +
+                     std::string(parallelism::tp_overlap_name(overlap));
+            out.push_back(l);
+          }
+        }
+      }
+    }
+  }
+  return out;
 }
 
 inline void expect_exact_partition(const runtime::ExecutionResult& r) {

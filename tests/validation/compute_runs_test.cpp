@@ -11,7 +11,6 @@ namespace {
 
 using parallelism::CommAxis;
 using parallelism::ComputeCategory;
-using parallelism::Recompute;
 using parallelism::Stream;
 using parallelism::Task;
 using parallelism::TaskKind;
@@ -58,49 +57,26 @@ TEST(ComputeRuns, ChangeNoTimeOfAnyStageOnlyTheEvents) {
   const auto m = uniform_model(8);
   std::size_t fewer = 0;
   for (bool shared : {false, true}) {
-    for (int pp : {1, 4}) {
-      for (int zero : {1, 3}) {
-        for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-          for (int tp : {1, 4}) {
-            for (auto overlap : parallelism::kTpOverlaps) {
-              ParallelSpec p;
-              p.dp = 2;
-              p.tp = tp;
-              p.pp = pp;
-              p.zero = zero;
-              p.sequence_parallel = tp > 1;
-              p.schedule = pp > 1 ? parallelism::PipelineSchedule::kInterleaved
-                                  : parallelism::PipelineSchedule::kOneFOneB;
-              p.virtual_stages = pp > 1 ? 2 : 1;
-              TrainingSpec t;
-              t.global_batch = 16;
-              t.recompute = r;
-              t.overlap.tp = overlap;
-              const std::string what = std::string(shared ? "shared" : "own") + " links, pp " + std::to_string(pp) +
-                                       " zero " + std::to_string(zero) + " tp " + std::to_string(tp) + " " +
-                                       std::string(parallelism::recompute_name(r)) + " " +
-                                       std::string(parallelism::tp_overlap_name(overlap));
-              const auto fused = parallelism::build_step(m, chip(), p, t);
-              const auto every = parallelism::build_step(m, chip(), p, t, parallelism::ComputeRuns::kEveryTask);
-              ClosedFormComm comm_a(5'000'000, 50e9, shared);
-              ClosedFormComm comm_b(5'000'000, 50e9, shared);
-              const auto a = runtime::execute_step(fused, comm_a, t.input, t.micro_batch);
-              const auto b = runtime::execute_step(every, comm_b, t.input, t.micro_batch);
-              EXPECT_EQ(a.step_ps, b.step_ps) << what;
-              ASSERT_EQ(a.stages.size(), b.stages.size());
-              for (std::size_t s = 0; s < a.stages.size(); ++s) {
-                EXPECT_EQ(a.stages[s].time_ps, b.stages[s].time_ps) << what << ", stage " << s;
-                EXPECT_EQ(a.stages[s].comm_bytes, b.stages[s].comm_bytes) << what << ", stage " << s;
-                EXPECT_EQ(a.stages[s].comm_busy_ps, b.stages[s].comm_busy_ps) << what << ", stage " << s;
-                EXPECT_NEAR(a.stages[s].flops / b.stages[s].flops, 1.0, 1e-12) << what << ", stage " << s;
-              }
-              EXPECT_LE(a.events, b.events) << what;
-              EXPECT_EQ(every.tasks_built, fused.tasks_built) << what;
-              if (a.events < b.events) ++fewer;
-            }
-          }
-        }
+    for (const SmallLayout& l : small_layouts(16)) {
+      const std::string what = std::string(shared ? "shared" : "own") + " links, " + l.name;
+      const auto fused = parallelism::build_step(m, chip(), l.parallel, l.training);
+      const auto every =
+          parallelism::build_step(m, chip(), l.parallel, l.training, parallelism::ComputeRuns::kEveryTask);
+      ClosedFormComm comm_a(5'000'000, 50e9, shared);
+      ClosedFormComm comm_b(5'000'000, 50e9, shared);
+      const auto a = runtime::execute_step(fused, comm_a, l.training.input, l.training.micro_batch);
+      const auto b = runtime::execute_step(every, comm_b, l.training.input, l.training.micro_batch);
+      EXPECT_EQ(a.step_ps, b.step_ps) << what;
+      ASSERT_EQ(a.stages.size(), b.stages.size());
+      for (std::size_t s = 0; s < a.stages.size(); ++s) {
+        EXPECT_EQ(a.stages[s].time_ps, b.stages[s].time_ps) << what << ", stage " << s;
+        EXPECT_EQ(a.stages[s].comm_bytes, b.stages[s].comm_bytes) << what << ", stage " << s;
+        EXPECT_EQ(a.stages[s].comm_busy_ps, b.stages[s].comm_busy_ps) << what << ", stage " << s;
+        EXPECT_NEAR(a.stages[s].flops / b.stages[s].flops, 1.0, 1e-12) << what << ", stage " << s;
       }
+      EXPECT_LE(a.events, b.events) << what;
+      EXPECT_EQ(every.tasks_built, fused.tasks_built) << what;
+      if (a.events < b.events) ++fewer;
     }
   }
   // Collective matmul cuts every tensor-parallel matmul into slices that run back to back.

@@ -257,36 +257,14 @@ TEST(WorkEstimate, CountsTheTasksTheBuilderMakes) {
   // The budget check refuses a step before it is built, so its estimate must be the real
   // count: within 10 % over pipelines, ZeRO stages, recompute levels and tensor parallelism.
   const auto m = uniform_model(16);
-  for (int pp : {1, 4}) {
-    for (int zero : {1, 3}) {
-      for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-        for (int tp : {1, 4}) {
-          for (auto overlap : parallelism::kTpOverlaps) {
-            ParallelSpec p;
-            p.dp = 2;
-            p.tp = tp;
-            p.pp = pp;
-            p.zero = zero;
-            p.sequence_parallel = tp > 1;
-            p.schedule = pp > 1 ? PipelineSchedule::kInterleaved : PipelineSchedule::kOneFOneB;
-            p.virtual_stages = pp > 1 ? 2 : 1;
-            TrainingSpec t;
-            t.global_batch = 64;
-            t.recompute = r;
-            t.overlap.tp = overlap;
-            const auto plan = parallelism::build_step(m, chip(), p, t);
-            const auto tasks = static_cast<double>(plan.tasks_built);
-            double fused = 0;
-            for (const auto& stage : plan.stages) fused += static_cast<double>(stage.tasks.size());
-            EXPECT_LE(fused, tasks);
-            const double estimate = parallelism::estimate_work(m, p, t).tasks;
-            EXPECT_NEAR(estimate / tasks, 1.0, 0.10)
-                << "pp " << pp << " zero " << zero << " tp " << tp << " recompute " << parallelism::recompute_name(r)
-                << " overlap " << parallelism::tp_overlap_name(overlap) << ": " << estimate << " vs " << tasks;
-          }
-        }
-      }
-    }
+  for (const SmallLayout& l : small_layouts(64)) {
+    const auto plan = parallelism::build_step(m, chip(), l.parallel, l.training);
+    const auto tasks = static_cast<double>(plan.tasks_built);
+    double fused = 0;
+    for (const auto& stage : plan.stages) fused += static_cast<double>(stage.tasks.size());
+    EXPECT_LE(fused, tasks) << l.name;
+    const double estimate = parallelism::estimate_work(m, l.parallel, l.training).tasks;
+    EXPECT_NEAR(estimate / tasks, 1.0, 0.10) << l.name << ": " << estimate << " vs " << tasks;
   }
 }
 
