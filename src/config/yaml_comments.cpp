@@ -190,7 +190,8 @@ std::string shorten_comments(std::string_view text) {
       // empty value ("key:" at the end), is the end of its comment. It stays as it is.
     } else if (scan.comment == scan.first) {
       // A comment line, unless it continues a plain scalar (or sits in a flow collection).
-      const bool comment = flow == 0 && (!plain_open || (!scan.tab_indent && static_cast<int>(scan.first) <= plain_indent));
+      const bool not_continued = !scan.tab_indent && static_cast<int>(scan.first) <= plain_indent;
+      const bool comment = flow == 0 && (!plain_open || not_continued);
       if (comment) {
         keep = scan.comment + 1;
         plain_open = false;

@@ -128,7 +128,8 @@ const std::vector<topology::LinkId>& NetworkCommModel::route(std::uint64_t pair)
   return routes_.emplace(pair, std::move(links)).first->second;
 }
 
-NetworkCommModel::PhasePairs NetworkCommModel::sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of) {
+NetworkCommModel::PhasePairs NetworkCommModel::sorted(
+    std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of) {
   PhasePairs out;
   for (auto& phase : bytes_of) {
     out.emplace_back(phase.begin(), phase.end());

@@ -16,9 +16,12 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(ShortenComments, CutsCommentsToTheirHashAndNothingElse) {
-  EXPECT_EQ(shorten_comments("a: 1  # one\n# whole line\n  # indented\nb: 'x # y'  # z\n"), "a: 1  #\n#\n  #\nb: 'x # y'  #\n");
-  EXPECT_EQ(shorten_comments("c: \"p \\\" # q\" # r\nd: it's # s\ne: a#b # t\n"), "c: \"p \\\" # q\" #\nd: it's #\ne: a#b #\n");
-  EXPECT_EQ(shorten_comments("f: 'it''s # u' # v\ng: [1, '#', \"#\"] # w\n"), "f: 'it''s # u' #\ng: [1, '#', \"#\"] #\n");
+  EXPECT_EQ(shorten_comments("a: 1  # one\n# whole line\n  # indented\nb: 'x # y'  # z\n"),
+            "a: 1  #\n#\n  #\nb: 'x # y'  #\n");
+  EXPECT_EQ(shorten_comments("c: \"p \\\" # q\" # r\nd: it's # s\ne: a#b # t\n"),
+            "c: \"p \\\" # q\" #\nd: it's #\ne: a#b #\n");
+  EXPECT_EQ(shorten_comments("f: 'it''s # u' # v\ng: [1, '#', \"#\"] # w\n"),
+            "f: 'it''s # u' #\ng: [1, '#', \"#\"] #\n");
   EXPECT_EQ(shorten_comments("a: 1 # x\r\nb: 2\r\n"), "a: 1 #\r\nb: 2\r\n");
   // Without a final line break the last line stays: yaml-cpp puts an empty value at the end
   // of the text, i.e. the end of that comment.
