@@ -35,7 +35,7 @@ import sys
 
 # Loading functions that build a Reader on a whole document, and the document's kind.
 ROOTS = {
-    "read_scenario": "scenario",
+    "read_composed": "scenario",
     "load_hardware": "hardware",
     "load_topology": "topology",
     "load_collective_request": "request",
