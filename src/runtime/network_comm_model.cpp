@@ -240,6 +240,19 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
   return charge(sorted(std::move(bytes_of)), &groups);
 }
 
+NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& schedule,
+                                                   collectives::ScheduleResult&& run) const {
+  if (schedule.phases() > 1 && schedule.link_images().empty()) {
+    // Per phase, as the analytical network charges it (what a link carries does not depend
+    // on when); the links' loads as run.
+    Loads phased = route_loads(schedule);
+    phased.links = std::move(run);
+    return phased;
+  }
+  const SimTime bandwidth = busiest(run);
+  return Loads{std::move(run), bandwidth, {}};
+}
+
 template <typename Lower>
 NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower) {
   if (net_.fidelity != network::Fidelity::kAnalytical) {
@@ -248,27 +261,14 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     lower(all, groups);
     collectives::ScheduleResult every = run(all);
     const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
-    if (all.phases() > 1 && all.link_images().empty()) {
-      // The bandwidth part and class shares per phase, as on the analytical network (what a
-      // link carries does not depend on when); the links' loads as simulated.
-      Loads phased = route_loads(all);
-      phased.links = std::move(every);
-      return profile_of(phased, time, phased.bandwidth_ps);
-    }
-    const SimTime bandwidth = busiest(every);
-    return profile_of(Loads{std::move(every), bandwidth, {}}, time, bandwidth);
+    const Loads loads = loads_of(all, std::move(every));
+    return profile_of(loads, time, loads.bandwidth_ps);
   }
   collectives::Schedule one;
   lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
   collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-  // One group's loads and bandwidth part: per phase, its busiest link (the run's links are
-  // its loads summed over phases).
-  Loads own_loads = one.phases() > 1 && one.link_images().empty() ? route_loads(one) : Loads{};
-  if (own_loads.class_share.empty()) {
-    const SimTime own_busiest = busiest(own);
-    own_loads = Loads{std::move(own), own_busiest, {}};
-  }
+  const Loads own_loads = loads_of(one, std::move(own));
   const SimTime own_bandwidth = own_loads.bandwidth_ps;
   if (groups.size() == 1) return profile_of(own_loads, own_time, own_bandwidth);
   // Every group's load along its routes, summed without simulating.

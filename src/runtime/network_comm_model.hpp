@@ -117,6 +117,9 @@ class NetworkCommModel final : public CommModel {
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
   /// The link loads the analytical network gives `schedule`, without running it.
   Loads route_loads(const collectives::Schedule& schedule) const;
+  /// The loads of `schedule` as `run` gave them, with its bandwidth part: per phase (from its
+  /// routes) when its parts run one after another, else its busiest link.
+  Loads loads_of(const collectives::Schedule& schedule, collectives::ScheduleResult&& run) const;
   /// Charges `phases`' transfers along their routes: as given (`groups` null), or between
   /// member positions replayed on every group's chips.
   Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups) const;
