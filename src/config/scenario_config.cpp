@@ -10,11 +10,16 @@
 #include "util/suggest.hpp"
 
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <string_view>
 
 namespace podsim::config {
 
 namespace {
+
+/// The keys whose value may name a file that is read in their place.
+constexpr std::array<std::string_view, 3> kIncludeKeys = {"model", "hardware", "topology"};
 
 /// Rethrows a layout problem at the scenario key it names.
 [[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {
@@ -65,11 +70,10 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   // the others reach into the included documents, so they wait until those are inlined.
   std::vector<Override> deep;
   std::filesystem::path include_dir[3] = {dir, dir, dir};
-  const char* const include_keys[3] = {"model", "hardware", "topology"};
   for (const Override& o : overrides) {
     bool whole = false;
     for (int k = 0; k < 3; ++k) {
-      if (o.path == include_keys[k]) {
+      if (o.path == kIncludeKeys[k]) {
         apply_overrides(root, {o}, sources);
         include_dir[k] = o.dir;
         whole = true;
@@ -140,7 +144,7 @@ LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node ro
   out.check_layout = [root, at](const runtime::Scenario& scenario) { check_scenario_layout(scenario, root, *at); };
   out.again = [root, at, default_name](const std::vector<Override>& more, bool check) {
     for (const Override& o : more) {
-      if (o.path == "model" || o.path == "hardware" || o.path == "topology") {
+      if (std::find(kIncludeKeys.begin(), kIncludeKeys.end(), o.path) != kIncludeKeys.end()) {
         throw InputError(o.text + ": " + o.path + " names a file; read the scenario again to replace it");
       }
     }

@@ -21,13 +21,10 @@ bool opens_scalar(std::string_view line, std::size_t at) {
          before == ':';
 }
 
-/// Whether a token may start at `at`: the line's start, or after a blank, a flow indicator,
-/// ":" or "-" (taking too many positions for token starts only leaves more text as it is).
+/// Whether a token may start at `at`: where a quoted scalar may, or after "-" (taking too
+/// many positions for token starts only leaves more text as it is).
 bool token_start(std::string_view line, std::size_t at) {
-  if (at == 0) return true;
-  const char before = line[at - 1];
-  return blank(before) || before == '[' || before == ']' || before == '{' || before == '}' || before == ',' ||
-         before == ':' || before == '-';
+  return opens_scalar(line, at) || line[at - 1] == '-';
 }
 
 /// Whether `line` from `at` (just after a "|" or ">") holds only block-scalar header
