@@ -139,7 +139,8 @@ Resolved nccl_choice(const nccl::System& system, Op op, Algorithm a, Protocol p,
     }
     throw InputError(why + (p == Protocol::kAuto ? "; use ring" : "; NVLS and CollNet use protocol simple"));
   }
-  return Resolved{nccl::to_algorithm(choice.algo), nccl::to_protocol(choice.proto), choice.predicted_us * 1e-6};
+  return Resolved{nccl::to_algorithm(choice.algo), nccl::to_protocol(choice.proto), choice.predicted_us * 1e-6,
+                  nccl::ctas(model, op, choice, bytes)};
 }
 
 }  // namespace
@@ -179,7 +180,12 @@ Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec
   if (a == Algorithm::kAuto) a = default_choice(spec.op, mix);
   const std::string reason = why_not(a, spec.op, n, mix);
   if (!reason.empty()) throw InputError(reason);
-  return Resolved{a, Protocol::kAuto, -1};
+  return Resolved{a, Protocol::kAuto, -1, 0};
+}
+
+int nccl_p2p_ctas(const topology::Topology& topo, const Group& pair) {
+  const auto system = detail::nccl_system(topo, pair);
+  return system ? nccl::p2p_ctas(*system) : 0;
 }
 
 Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,

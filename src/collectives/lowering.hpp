@@ -14,6 +14,8 @@ struct Resolved {
   Algorithm algorithm = Algorithm::kRing;
   Protocol protocol = Protocol::kAuto;  ///< kAuto when NCCL does not run it
   double nccl_predicted_s = -1;         ///< NCCL's tuning-model time; < 0 when not NCCL
+  /// SMs NCCL's kernel holds while it runs (one CTA per channel, nccl::ctas); 0 when not NCCL.
+  int nccl_ctas = 0;
 };
 
 /// What `spec` resolves to on `group`: kAuto becomes the machine's choice (the topology's
@@ -22,6 +24,10 @@ struct Resolved {
 /// instead, when the algorithm cannot run this operation on this group (e.g. a
 /// bidirectional ring on 2 chips, the torus algorithm across DCN, NVLS without NVSwitch SHARP).
 Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group);
+
+/// SMs NCCL's send/recv kernel holds on each of two GPUs `pair` (nccl::p2p_ctas); 0 when
+/// NCCL does not run on this machine.
+int nccl_p2p_ctas(const topology::Topology& topo, const Group& pair);
 
 /// resolve_collective(...).algorithm.
 Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec& spec,

@@ -279,6 +279,44 @@ Choice choose(const Model& m, Op op, std::uint64_t bytes, const Allowed& allowed
   return best;
 }
 
+namespace {
+
+constexpr int kMaxChannels = 32;        // MAXCHANNELS (device.h)
+constexpr int kNvlsChannels = 16;       // NCCL_NVLS_NCHANNELS' default (transport/nvls.cc)
+constexpr int kNetPeerChannels = 2;     // ncclTopoGetNchannels' start for a network peer
+constexpr double kPciBandwidth = 12.0;  // PCI_BW, GB/s (tuning.cc)
+
+/// The communicator's collective channels: twice the graph's (ncclTopoPostset).
+int coll_channels(const Graph& g) { return std::clamp(2 * g.channels, 1, kMaxChannels); }
+
+}  // namespace
+
+int ctas(const Model& m, Op op, const Choice& c, std::uint64_t bytes) {
+  if (c.algo == Algo::kNvls || c.algo == Algo::kNvlsTree) return kNvlsChannels;
+  const Graph& ring = m.graphs[kRing];
+  int nc = coll_channels(ring);
+  if (c.algo == Algo::kCollNetDirect || c.algo == Algo::kCollNetChain) return nc;
+  // ncclTopoTuneModel's maxThreads and threadThresholds (comm.h NCCL_*_THREAD_THRESHOLD).
+  int threads = 512;
+  double threshold = 64;  // Simple
+  if (c.proto == Proto::kSimple && c.algo == Algo::kRing && ring.bw_intra_GBps * ring.channels <= kPciBandwidth) {
+    threads = 256;
+  }
+  if (c.proto == Proto::kLL) threshold = 8.0 * (c.algo == Algo::kRing ? m.system.ranks : 1);
+  if (c.proto == Proto::kLL128) {
+    threads = 640;
+    threshold = 8;
+  }
+  (void)op;  // nBytes is the whole buffer for every operation (S, as podsim counts it)
+  while (static_cast<double>(bytes) < static_cast<double>(nc) * threads * threshold && nc >= 2) --nc;
+  return nc;
+}
+
+int p2p_ctas(const System& s) {
+  if (s.nodes > 1) return kNetPeerChannels;
+  return coll_channels(graphs_for(s)[kRing]);
+}
+
 double hop_latency_us(Algo a, Proto p, bool network) {
   return kHwLat[network ? kNet : kNvlink][static_cast<std::size_t>(a)][static_cast<std::size_t>(p)];
 }

@@ -62,7 +62,8 @@ workload::ModelSpec read_model(Reader& r) {
 }
 
 hardware::ChipSpec read_hardware(Reader& r) {
-  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "stack", "efficiency"});
+  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "sms", "stack",
+               "efficiency"});
   read_document_header(r);
   hardware::ChipSpec c;
   c.name = r.text("name");
@@ -96,6 +97,7 @@ hardware::ChipSpec read_hardware(Reader& r) {
     r.check_plausible("host_bandwidth", c.host_bandwidth_Bps, kHostBandwidthRange);
   }
   c.matmul_tile = static_cast<int>(r.integer("matmul_tile", 1, 4096));
+  if (r.has("sms")) c.sms = static_cast<int>(r.integer("sms", 1, 100000));
   r.set_default("stack", "megatron");
   c.stack = r.choice("stack", {"megatron", "xla"}) == "xla" ? hardware::SoftwareStack::kXla
                                                             : hardware::SoftwareStack::kMegatron;

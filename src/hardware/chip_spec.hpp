@@ -37,6 +37,10 @@ struct ChipSpec {
   double hbm_bandwidth_Bps = 0;
   double host_bandwidth_Bps = 0;  ///< chip ↔ host memory, one direction (0: not known)
   int matmul_tile = 128;  ///< matmul dims are padded up to a multiple of this
+  /// Streaming multiprocessors (GPUs). NCCL's kernels hold some of them while a collective
+  /// runs, and compute beside it gets the rest; 0: communication takes no compute units
+  /// (TPUs move ICI and DCN traffic with DMA engines).
+  int sms = 0;
   SoftwareStack stack = SoftwareStack::kMegatron;
   Efficiency efficiency;
 };

@@ -86,6 +86,9 @@ struct StepPlan {
   std::size_t tasks_built = 0;
   double tokens_per_step = 0;
   double model_flops_per_step = 0;  ///< the standard count (6·N·tokens + attention), all chips
+  /// The chip's compute units (a GPU's SMs, ChipSpec::sms) that communication kernels take
+  /// from compute while they run (CommProfile::compute_units); 0: communication takes none.
+  int compute_units = 0;
 };
 
 }  // namespace podsim::parallelism

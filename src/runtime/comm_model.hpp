@@ -37,6 +37,10 @@ struct CommProfile {
   /// Link classes it loads at full speed, as fractions of each class's busiest link
   /// (1 on its own bottleneck). Empty: it shares nothing (tests' closed forms).
   std::vector<network::ResourceUse> uses;
+  /// Compute units (a GPU's SMs) its kernels hold on each chip while it is in flight: NCCL's
+  /// CTAs, one per channel, each alone on an SM. Compute beside it runs on the rest. 0: it
+  /// takes none (TPU DMA engines, closed forms).
+  int compute_units = 0;
 
   SimTime alone_ps() const { return latency_ps + bandwidth_ps; }
 };

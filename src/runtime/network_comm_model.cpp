@@ -294,17 +294,24 @@ const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double
         pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
         pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
       }
-      return measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-        collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kRing, size}, some, 0, schedule);
+      const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
+      Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+        collectives::lower_collective(topo_, spec, some, 0, schedule);
       });
+      r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
+      return r;
     });
   }
   const int logical = axis_index_[slot(axis)];
   if (group_size(axis) < 2) return kNothing;
   return use(Key{int(axis), int(op), size, stage, -1}, [&] {
-    return measure(axis_groups(logical, stage), [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-      collectives::lower_collective(topo_, {collective_op(op), collectives::Algorithm::kAuto, size}, some, 0, schedule);
+    const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
+    const std::vector<collectives::Group> groups = axis_groups(logical, stage);
+    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+      collectives::lower_collective(topo_, spec, some, 0, schedule);
     });
+    r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
+    return r;
   });
 }
 
@@ -312,11 +319,17 @@ const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
   return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
     // Every chip of stage `from` sends to its counterpart in stage `to` at once.
-    return measure(groups_of(axis_index_[2]), [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    const auto& groups = groups_of(axis_index_[2]);
+    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
       for (const auto& mg : some) {
         schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
       }
     });
+    const auto& chips = groups.front().chips;
+    collectives::Group pair{{}, {chips[static_cast<std::size_t>(from)], chips[static_cast<std::size_t>(to)]}};
+    pair.dims.push_back({groups.front().dims.empty() ? 0 : groups.front().dims[0].axis, 2, false});
+    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair);
+    return r;
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "collectives/collective_spec.hpp"
@@ -69,6 +70,10 @@ class Executor final : public core::EventHandler {
     out.events = sim.events_processed();
     out.critical_path = recorder_.critical_path();
     out.timeline = recorder_.take_timeline();
+    // Per stage and stream, in time order (compute spans are recorded when they end).
+    std::stable_sort(out.timeline.begin(), out.timeline.end(), [](const Span& a, const Span& b) {
+      return std::tie(a.stage, a.stream, a.start_ps) < std::tie(b.stage, b.stream, b.start_ps);
+    });
     out.flows = recorder_.take_flows();
     out.busiest_links = busiest_links(out.step_ps);
     return out;
@@ -110,8 +115,14 @@ class Executor final : public core::EventHandler {
     if (e.kind == kTaskDone) {
       const auto index = static_cast<std::uint32_t>(e.a);
       const Task& t = plan_.stages[s].tasks[index];
-      finish(s, index, sim.now());
-      st.streams[static_cast<std::size_t>(t.stream)].busy = false;
+      StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
+      if (stream.version != e.b) return;  // retimed since: a later event stands for it
+      const SimTime now = sim.now();
+      add(st, compute_category(t.category), stream.started, now, index);
+      st.result.compute_slowed_ps += now - stream.started - t.duration_ps;
+      finish(s, index, now);
+      stream.busy = false;
+      stream.running_compute = false;
     } else if (e.kind == kMessage) {
       st.messages[static_cast<std::uint32_t>(e.a & 0xFFFF'FFFFu)] =
           Arrival{sim.now(), static_cast<SimTime>(e.b), static_cast<std::uint32_t>(e.a >> 32)};
@@ -142,6 +153,15 @@ class Executor final : public core::EventHandler {
     /// The dependency the head task was last found waiting for (kNoTask: none known): until
     /// it finishes, the stream is blocked without reading the task again.
     std::uint32_t blocked_on = kNoTask;
+    /// The compute task it runs: since when, its work left (ps at the full rate) at `since`,
+    /// at what rate it progresses (1 unless communication holds compute units), and the
+    /// version of its end event (a retimed task's earlier event is stale).
+    bool running_compute = false;
+    SimTime started = 0;
+    SimTime since = 0;
+    double work_left_ps = 0;
+    double rate = 1;
+    std::uint64_t version = 0;
   };
   struct Arrival {
     SimTime at = 0;
@@ -157,6 +177,7 @@ class Executor final : public core::EventHandler {
     std::uint32_t task = 0;
     SimTime start = 0;
     SimTime latency_ps = 0;
+    int units = 0;            // compute units it holds on its stage's chips (and a send's peer's)
     double remaining_ps = 0;  // bandwidth work left, in picoseconds at full rate
     double rate = 0;
     SimTime since = 0;        // when remaining_ps was last brought up to date
@@ -174,6 +195,10 @@ class Executor final : public core::EventHandler {
     std::size_t index = 0;                          // position in stages_
     std::array<int, kCommAxes> in_flight{};         // communications per axis now running
     std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
+    /// Compute units of each communication in flight, per axis. An axis is one NCCL
+    /// communicator, whose operations NCCL runs one at a time, so it holds the largest.
+    std::array<std::vector<int>, kCommAxes> held{};
+    int units_taken = 0;                            // Σ over axes of the largest held
     StageResult result;
   };
 
@@ -319,11 +344,15 @@ class Executor final : public core::EventHandler {
       case TaskKind::kCompute:
         recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
-        add(st, compute_category(t.category), now, now + t.duration_ps, index);
         st.result.flops += t.flops;
         st.result.padded_flops += t.padded_flops;
         stream.busy = true;
-        sim.schedule(now + t.duration_ps, self, self, kTaskDone, index);
+        stream.running_compute = true;
+        stream.started = now;
+        stream.since = now;
+        stream.work_left_ps = static_cast<double>(t.duration_ps);
+        stream.rate = compute_rate(st);
+        schedule_end(sim, s, index, stream);
         return Started::kRunning;
       case TaskKind::kCollective:
         recorder_.started(s, index, now, cause);
@@ -336,6 +365,59 @@ class Executor final : public core::EventHandler {
         return Started::kRunning;
     }
     return Started::kNo;
+  }
+
+  /// The rate compute progresses at on `st`'s chips: the share of compute units that
+  /// communication does not hold (at least one unit stays with compute).
+  double compute_rate(const State& st) const {
+    const int units = plan_.compute_units;
+    if (units <= 0 || st.units_taken <= 0) return 1.0;
+    return static_cast<double>(units - std::min(st.units_taken, units - 1)) / units;
+  }
+
+  /// Schedules the end of the compute task `index` that `stream` of stage `s` runs, at its
+  /// work left over its rate (a new version: an earlier end event goes stale).
+  void schedule_end(core::Simulator& sim, std::size_t s, std::uint32_t index, StreamState& stream) {
+    stream.version = ++versions_;
+    const double left = stream.rate == 1.0 ? stream.work_left_ps : std::ceil(stream.work_left_ps / stream.rate);
+    const auto self = static_cast<core::EntityId>(s);
+    sim.schedule(stream.since + static_cast<SimTime>(left), self, self, kTaskDone, index, stream.version);
+  }
+
+  /// Communication `f` (task `task`) takes (`sign` +1) or gives back (−1) its compute units
+  /// on its stage's chips — and, for a pipeline send, on its peer's, whose receive kernel
+  /// runs as long — and every compute task running there is retimed to the new rate.
+  void hold_units(core::Simulator& sim, const Flight& f, std::uint32_t task, int sign) {
+    const Task& t = plan_.stages[f.stage].tasks[task];
+    retime(sim, f.stage, t.axis, f.units, sign);
+    if (t.kind == TaskKind::kSend) retime(sim, static_cast<std::size_t>(t.peer), t.axis, f.units, sign);
+  }
+
+  /// Stage `s` takes (`sign` +1) or gives back `units` on `axis`; its running compute tasks
+  /// progress at the new rate from now.
+  void retime(core::Simulator& sim, std::size_t s, parallelism::CommAxis axis, int units, int sign) {
+    State& st = stages_[s];
+    const double before = compute_rate(st);
+    auto& held = st.held[static_cast<std::size_t>(axis)];
+    if (sign > 0) {
+      held.push_back(units);
+    } else {
+      held.erase(std::find(held.begin(), held.end(), units));
+    }
+    st.units_taken = 0;
+    for (const auto& h : st.held) {
+      if (!h.empty()) st.units_taken += *std::max_element(h.begin(), h.end());
+    }
+    const double after = compute_rate(st);
+    if (after == before) return;
+    const SimTime now = sim.now();
+    for (StreamState& stream : st.streams) {
+      if (!stream.running_compute) continue;
+      stream.work_left_ps = std::max(0.0, stream.work_left_ps - stream.rate * static_cast<double>(now - stream.since));
+      stream.since = now;
+      stream.rate = after;
+      schedule_end(sim, s, stream.tasks[stream.next], stream);
+    }
   }
 
   /// Starts communication task `index` of stage `s` with its profile: its bandwidth part
@@ -366,6 +448,8 @@ class Executor final : public core::EventHandler {
     f.start = sim.now();
     f.latency_ps = profile.latency_ps;
     f.since = sim.now();
+    f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
+    if (f.units > 0) hold_units(sim, f, index, +1);
     const auto self = static_cast<core::EntityId>(s);
     if (profile.bandwidth_ps <= 0) {
       sim.schedule(sim.now() + profile.latency_ps, self, self, kCommDone, id);
@@ -410,6 +494,7 @@ class Executor final : public core::EventHandler {
     const auto& program = plan_.stages[f.stage];
     const Task& t = program.tasks[f.task];
     const SimTime now = sim.now();
+    if (f.units > 0) hold_units(sim, f, f.task, -1);
     const auto axis = static_cast<std::size_t>(t.axis);
     if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
     if (t.stream == Stream::kCompute) {

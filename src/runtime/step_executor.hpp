@@ -27,6 +27,9 @@ struct StageResult {
   /// Time at least one communication of the axis was in flight (streams overlap: a union,
   /// so it never exceeds the step).
   std::array<SimTime, kCommAxes> comm_busy_ps{};
+  /// Compute time added by communication holding compute units (a GPU's SMs under NCCL's
+  /// kernels): part of compute.*, the time the same tasks would take with the chip alone.
+  SimTime compute_slowed_ps = 0;
 };
 
 /// How busy one link class was over the step (`podsim run --trace`'s counter tracks):

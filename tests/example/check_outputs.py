@@ -319,7 +319,8 @@ BREAKDOWN_COLUMNS = (
     [("stage", "int", "1"), ("multiplicity", "int", "1")]
     + [(n, "real", "s") for n in CATEGORY_COLUMNS]
     + [("total_s", "real", "s"), ("overlapped_dp_s", "real", "s"), ("overlapped_pp_s", "real", "s"),
-       ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"), ("bytes_pp", "real", "B"), ("bytes_other", "real", "B"),
+       ("compute_slowed_s", "real", "s"), ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"),
+       ("bytes_pp", "real", "B"), ("bytes_other", "real", "B"),
        ("flops", "real", "FLOP"), ("padded_flops", "real", "FLOP")])
 MEMORY_PARTS = ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes"]
 MEMORY_COLUMNS = (
@@ -546,6 +547,9 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
             c.close(sum(parts), step, f"{where}: the 11 categories sum to step_time_s", rel=REL)
             c.close(float(r["total_s"]), step, f"{where}: total_s = step_time_s", rel=REL)
             c.check(float(r["overlapped_dp_s"]) >= 0 and float(r["overlapped_pp_s"]) >= 0, f"{where}: negative overlap")
+            compute_s = sum(float(r[n]) for n in CATEGORY_COLUMNS[:4])
+            c.check(0 <= float(r["compute_slowed_s"]) <= compute_s * (1 + REL),
+                    f"{where}: compute_slowed_s {float(r['compute_slowed_s'])} outside [0, compute {compute_s}]")
             c.check(float(r["flops"]) > 0, f"{where}: flops = {float(r['flops'])}")
             c.check(float(r["padded_flops"]) >= float(r["flops"]), f"{where}: padded_flops < flops")
         c.close(sum(float(r["flops"]) * int(r["multiplicity"]) for r in breakdown), float(s["hardware_flops"]),
