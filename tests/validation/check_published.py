@@ -10,15 +10,15 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) an overall guard: MAPE <= 14 %.
+  (e) an overall guard: MAPE <= 13.5 %.
 
 The guard in (e) is the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
-every hardware family, issue 8): 13.0 % with one fitted matmul efficiency per generation
-(docs/calibration.md), 7.6 % on the 46 rows the constants were fitted on and 18.9 % on the 42
+every hardware family, issue 8): 12.4 % with one fitted matmul efficiency per generation
+(docs/calibration.md), 7.5 % on the 46 rows the constants were fitted on and 17.8 % on the 42
 later rows no constant saw. Most of the gap is SC21 Table 2's three ZeRO-3 (DeepSpeed 2021) rows
-at +39 %, +126 % and +347 %, whose measured throughput collapses with scale at a fixed batch; the
+at +32 %, +112 % and +307 %, whose measured throughput collapses with scale at a fixed batch; the
 mechanism that loses it is not modelled (docs/calibration.md, "Result"). Without them the
-model is at 7.7 %.
+model is at 7.5 %.
 """
 import json
 import subprocess
@@ -60,8 +60,8 @@ for r in fig1:
         failures.append(f"{r['id']}: activation memory {r['predicted']:.2f} GiB vs {r['measured']:.2f} (> 5 %)")
 
 # (e) loose guard, to be tightened by the calibration (see the docstring)
-if report["mape"] > 0.14:
-    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 14 %")
+if report["mape"] > 0.135:
+    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 13.5 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
