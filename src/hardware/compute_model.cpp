@@ -30,6 +30,7 @@ OpTime op_time(const ChipSpec& chip, DType dtype, const OpCost& op) {
   }
   const double memory_s = op.bytes / (chip.hbm_bandwidth_Bps * chip.efficiency.memory);
   t.time_ps = from_seconds(std::max(compute_s, memory_s)) + chip.efficiency.op_overhead_ps;
+  if (memory_s > compute_s) t.memory_ps = t.time_ps - chip.efficiency.op_overhead_ps;
   return t;
 }
 

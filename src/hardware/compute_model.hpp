@@ -25,6 +25,9 @@ struct OpTime {
   SimTime time_ps = 0;
   double flops = 0;         ///< useful
   double padded_flops = 0;  ///< executed, with every matmul dim padded up to the tile
+  /// The part of time_ps bound by HBM bandwidth (all of it but the overhead when the bytes
+  /// term wins, else 0): what slows when communication takes HBM bandwidth beside it.
+  SimTime memory_ps = 0;
 };
 
 /// Roofline: max(padded FLOPs / (peak(dtype) × matmul efficiency),

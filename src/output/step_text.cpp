@@ -84,8 +84,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   const double overlapped_dp = overlapped_s(st, TimeCategory::kCommDp, 1);
   if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << format_fixed(overlapped_dp, 3) << " s)\n";
   if (st.compute_slowed_ps > 0) {
-    out << "  (compute slowed by collectives holding SMs: " << format_fixed(to_seconds(st.compute_slowed_ps), 3)
-        << " s of it)\n";
+    out << "  (compute slowed by the SMs and HBM bandwidth communication takes beside it: "
+        << format_fixed(to_seconds(st.compute_slowed_ps), 3) << " s of it)\n";
   }
   if (r.execution.stages.size() > 1) {
     SimTime lo = st.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)];

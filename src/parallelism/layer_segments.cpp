@@ -102,6 +102,7 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
     if (out.back().duration_ps > kMaxStepPs) {
       throw SimulationError("one layer's compute would take longer than 2^60 ps (13 simulated days)");
     }
+    out.back().memory_ps += t.memory_ps;
     out.back().flops += t.flops;
     out.back().padded_flops += t.padded_flops;
   }

@@ -23,6 +23,7 @@ struct Segment {
   CommOp op = CommOp::kAllReduce;  ///< collectives
   Partner partner = Partner::kNone;  ///< collectives under TpOverlap::kCollectiveMatmul
   SimTime duration_ps = 0;         ///< compute runs
+  SimTime memory_ps = 0;           ///< of duration_ps, the part bound by HBM bandwidth
   double flops = 0;
   double padded_flops = 0;
 };

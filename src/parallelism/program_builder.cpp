@@ -185,6 +185,8 @@ class StageBuilder {
     const SimTime step = s.duration_ps / k;
     // The last part takes the remainder, so the parts sum to the run exactly.
     t.duration_ps = from + share == k ? s.duration_ps - step * from : step * share;
+    const SimTime memory_step = s.memory_ps / k;
+    t.memory_ps = from + share == k ? s.memory_ps - memory_step * from : memory_step * share;
     t.flops = s.flops * share / k;
     t.padded_flops = s.padded_flops * share / k;
     return t;
@@ -372,7 +374,10 @@ class StageBuilder {
     if (c_.training.precision.compute == hardware::DType::kFp16) bytes += params * hardware::dtype_bytes(c_.training.precision.grads);
     Task opt;
     opt.category = ComputeCategory::kOptimizer;
-    opt.duration_ps = hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes}).time_ps;
+    const hardware::OpTime update =
+        hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes});
+    opt.duration_ps = update.time_ps;
+    opt.memory_ps = update.memory_ps;
     last_ = p_.add(opt);
 
     if (zero12() && !c_.training.overlap.param_gather) {
@@ -498,6 +503,7 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   plan.microbatches = c.microbatches;
   plan.replicas_per_stage = static_cast<std::uint32_t>(parallel.dp * parallel.tp);
   plan.compute_units = chip.sms;
+  plan.hbm_Bps = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
   plan.tokens_per_step = double(training.global_batch) * training.seq_len;
   plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;
   for (int s = 0; s < parallel.pp; ++s) {

@@ -43,6 +43,7 @@ void fuse_compute_runs(StageProgram& program) {
         Task& into = program.tasks[index[previous]];
         if (into.kind == TaskKind::kCompute && into.category == t.category) {
           into.duration_ps += t.duration_ps;
+          into.memory_ps += t.memory_ps;
           into.flops += t.flops;
           into.padded_flops += t.padded_flops;
           index[i] = index[previous];

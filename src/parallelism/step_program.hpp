@@ -43,6 +43,7 @@ struct Task {
   CommAxis axis = CommAxis::kTp;
   CommOp op = CommOp::kAllReduce;
   SimTime duration_ps = 0;     ///< compute tasks
+  SimTime memory_ps = 0;       ///< compute tasks: the part of duration_ps bound by HBM bandwidth
   double bytes = 0;            ///< collectives: buffer size S (nccl-tests sense); sends: message
   double flops = 0;            ///< compute tasks: useful FLOPs executed
   double padded_flops = 0;     ///< compute tasks: FLOPs including tile padding
@@ -89,6 +90,9 @@ struct StepPlan {
   /// The chip's compute units (a GPU's SMs, ChipSpec::sms) that communication kernels take
   /// from compute while they run (CommProfile::compute_units); 0: communication takes none.
   int compute_units = 0;
+  /// The HBM bandwidth memory-bound ops run at (bytes/s: HBM bandwidth × memory efficiency),
+  /// which communication's traffic shares; 0: not shared (tests' constant-rate compute).
+  double hbm_Bps = 0;
 };
 
 }  // namespace podsim::parallelism

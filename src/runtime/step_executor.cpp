@@ -7,6 +7,7 @@
 
 #include "collectives/collective_spec.hpp"
 #include "core/simulator.hpp"
+#include "runtime/chip_sharing.hpp"
 #include "util/error.hpp"
 
 namespace podsim::runtime {
@@ -31,7 +32,8 @@ class Executor final : public core::EventHandler {
         stages_(plan.stages.size()),
         sharing_(comm.resources()),
         recorder_(plan, recording),
-        loads_(recording == Recording::kTimeline ? comm.resources() : 0) {
+        loads_(recording == Recording::kTimeline ? comm.resources() : 0),
+        touched_flag_(plan.stages.size(), 0) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -41,6 +43,7 @@ class Executor final : public core::EventHandler {
       }
       st.result.stage = program.stage;
       st.index = s;
+      st.sharing = ChipSharing(plan.compute_units, plan.hbm_Bps / 1e12);
       st.result.multiplicity = plan.replicas_per_stage;
     }
   }
@@ -132,6 +135,7 @@ class Executor final : public core::EventHandler {
       // Its bytes are through: it frees its share of the links, then pays its latency.
       sharing_.remove(f.activity);
       f.activity = kNoActivity;
+      set_draw(f, 0);
       reschedule(sim);
       sim.schedule(sim.now() + f.latency_ps, static_cast<core::EntityId>(s), static_cast<core::EntityId>(s), kCommDone,
                    e.a);
@@ -154,9 +158,11 @@ class Executor final : public core::EventHandler {
     /// it finishes, the stream is blocked without reading the task again.
     std::uint32_t blocked_on = kNoTask;
     /// The compute task it runs: since when, its work left (ps at the full rate) at `since`,
-    /// at what rate it progresses (1 unless communication holds compute units), and the
+    /// at what rate it progresses (1 unless communication beside it takes SMs or HBM
+    /// bandwidth, ChipSharing), and the
     /// version of its end event (a retimed task's earlier event is stale).
     bool running_compute = false;
+    double memory_fraction = 0;  // of its nominal time, the HBM-bound share
     SimTime started = 0;
     SimTime since = 0;
     double work_left_ps = 0;
@@ -178,6 +184,8 @@ class Executor final : public core::EventHandler {
     SimTime start = 0;
     SimTime latency_ps = 0;
     int units = 0;            // compute units it holds on its stage's chips (and a send's peer's)
+    double hbm_full = 0;      // HBM bytes per ps it moves on each of those chips at full rate
+    double hbm_draw = 0;      // … at its rate now (0 in its latency part)
     double remaining_ps = 0;  // bandwidth work left, in picoseconds at full rate
     double rate = 0;
     SimTime since = 0;        // when remaining_ps was last brought up to date
@@ -195,10 +203,7 @@ class Executor final : public core::EventHandler {
     std::size_t index = 0;                          // position in stages_
     std::array<int, kCommAxes> in_flight{};         // communications per axis now running
     std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
-    /// Compute units of each communication in flight, per axis. An axis is one NCCL
-    /// communicator, whose operations NCCL runs one at a time, so it holds the largest.
-    std::array<std::vector<int>, kCommAxes> held{};
-    int units_taken = 0;                            // Σ over axes of the largest held
+    ChipSharing sharing{0, 0};                      // what communication takes from compute
     StageResult result;
   };
 
@@ -351,7 +356,9 @@ class Executor final : public core::EventHandler {
         stream.started = now;
         stream.since = now;
         stream.work_left_ps = static_cast<double>(t.duration_ps);
-        stream.rate = compute_rate(st);
+        stream.memory_fraction =
+            t.duration_ps > 0 ? static_cast<double>(t.memory_ps) / static_cast<double>(t.duration_ps) : 0.0;
+        stream.rate = st.sharing.rate(stream.memory_fraction);
         schedule_end(sim, s, index, stream);
         return Started::kRunning;
       case TaskKind::kCollective:
@@ -367,14 +374,6 @@ class Executor final : public core::EventHandler {
     return Started::kNo;
   }
 
-  /// The rate compute progresses at on `st`'s chips: the share of compute units that
-  /// communication does not hold (at least one unit stays with compute).
-  double compute_rate(const State& st) const {
-    const int units = plan_.compute_units;
-    if (units <= 0 || st.units_taken <= 0) return 1.0;
-    return static_cast<double>(units - std::min(st.units_taken, units - 1)) / units;
-  }
-
   /// Schedules the end of the compute task `index` that `stream` of stage `s` runs, at its
   /// work left over its rate (a new version: an earlier end event goes stale).
   void schedule_end(core::Simulator& sim, std::size_t s, std::uint32_t index, StreamState& stream) {
@@ -384,40 +383,62 @@ class Executor final : public core::EventHandler {
     sim.schedule(stream.since + static_cast<SimTime>(left), self, self, kTaskDone, index, stream.version);
   }
 
-  /// Communication `f` (task `task`) takes (`sign` +1) or gives back (−1) its compute units
-  /// on its stage's chips — and, for a pipeline send, on its peer's, whose receive kernel
-  /// runs as long — and every compute task running there is retimed to the new rate.
-  void hold_units(core::Simulator& sim, const Flight& f, std::uint32_t task, int sign) {
-    const Task& t = plan_.stages[f.stage].tasks[task];
-    retime(sim, f.stage, t.axis, f.units, sign);
-    if (t.kind == TaskKind::kSend) retime(sim, static_cast<std::size_t>(t.peer), t.axis, f.units, sign);
+  /// The stages communication `f` (task `task`) occupies: its own, and for a pipeline send its
+  /// peer's too, whose receive kernel runs as long and writes what arrives.
+  template <typename Each>
+  void on_chips_of(const Flight& f, Each&& each) {
+    each(f.stage);
+    const Task& t = plan_.stages[f.stage].tasks[f.task];
+    if (t.kind == TaskKind::kSend) each(static_cast<std::size_t>(t.peer));
   }
 
-  /// Stage `s` takes (`sign` +1) or gives back `units` on `axis`; its running compute tasks
-  /// progress at the new rate from now.
-  void retime(core::Simulator& sim, std::size_t s, parallelism::CommAxis axis, int units, int sign) {
-    State& st = stages_[s];
-    const double before = compute_rate(st);
-    auto& held = st.held[static_cast<std::size_t>(axis)];
-    if (sign > 0) {
-      held.push_back(units);
-    } else {
-      held.erase(std::find(held.begin(), held.end(), units));
-    }
-    st.units_taken = 0;
-    for (const auto& h : st.held) {
-      if (!h.empty()) st.units_taken += *std::max_element(h.begin(), h.end());
-    }
-    const double after = compute_rate(st);
-    if (after == before) return;
+  /// Communication `f` takes (`sign` +1) or gives back (−1) its compute units.
+  void hold_units(const Flight& f, int sign) {
+    if (f.units <= 0) return;
+    const parallelism::CommAxis axis = plan_.stages[f.stage].tasks[f.task].axis;
+    on_chips_of(f, [&](std::size_t s) {
+      stages_[s].sharing.hold(axis, f.units, sign);
+      touch(s);
+    });
+  }
+
+  /// Communication `f` now moves `draw` HBM bytes per ps on its chips.
+  void set_draw(Flight& f, double draw) {
+    if (draw == f.hbm_draw) return;
+    on_chips_of(f, [&](std::size_t s) {
+      stages_[s].sharing.draw(f.hbm_draw, draw);
+      touch(s);
+    });
+    f.hbm_draw = draw;
+  }
+
+  /// Stage `s` must have its running compute retimed (what communication takes changed).
+  void touch(std::size_t s) {
+    if (touched_flag_[s]) return;
+    touched_flag_[s] = 1;
+    touched_.push_back(s);
+  }
+
+  /// Retimes the running compute tasks of every touched stage, in stage order (deterministic):
+  /// each has done its work at its old rate until now and goes on at the new one.
+  void retime(core::Simulator& sim) {
+    std::sort(touched_.begin(), touched_.end());
     const SimTime now = sim.now();
-    for (StreamState& stream : st.streams) {
-      if (!stream.running_compute) continue;
-      stream.work_left_ps = std::max(0.0, stream.work_left_ps - stream.rate * static_cast<double>(now - stream.since));
-      stream.since = now;
-      stream.rate = after;
-      schedule_end(sim, s, stream.tasks[stream.next], stream);
+    for (const std::size_t s : touched_) {
+      touched_flag_[s] = 0;
+      State& st = stages_[s];
+      for (StreamState& stream : st.streams) {
+        if (!stream.running_compute) continue;
+        const double rate = st.sharing.rate(stream.memory_fraction);
+        if (rate == stream.rate) continue;
+        stream.work_left_ps =
+            std::max(0.0, stream.work_left_ps - stream.rate * static_cast<double>(now - stream.since));
+        stream.since = now;
+        stream.rate = rate;
+        schedule_end(sim, s, stream.tasks[stream.next], stream);
+      }
     }
+    touched_.clear();
   }
 
   /// Starts communication task `index` of stage `s` with its profile: its bandwidth part
@@ -449,11 +470,16 @@ class Executor final : public core::EventHandler {
     f.latency_ps = profile.latency_ps;
     f.since = sim.now();
     f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
-    if (f.units > 0) hold_units(sim, f, index, +1);
+    hold_units(f, +1);
     const auto self = static_cast<core::EntityId>(s);
     if (profile.bandwidth_ps <= 0) {
+      retime(sim);
       sim.schedule(sim.now() + profile.latency_ps, self, self, kCommDone, id);
       return;
+    }
+    if (plan_.hbm_Bps > 0) {
+      const double sent = t.kind == TaskKind::kSend ? t.bytes : t.bytes * collectives::bus_bandwidth_factor(op, n);
+      f.hbm_full = ChipSharing::hbm_bytes(op, sent) / static_cast<double>(profile.bandwidth_ps);
     }
     f.remaining_ps = static_cast<double>(profile.bandwidth_ps);
     f.activity = sharing_.add(profile.uses);
@@ -474,6 +500,7 @@ class Executor final : public core::EventHandler {
       f.remaining_ps = std::max(0.0, f.remaining_ps - f.rate * static_cast<double>(now - f.since));
       f.since = now;
       f.rate = sharing_.rate(a);
+      set_draw(f, f.hbm_full * f.rate);
       // Versions are unique over the run: a flight id is reused, and a stale event of its
       // previous occupant must not match.
       f.version = ++versions_;
@@ -484,6 +511,7 @@ class Executor final : public core::EventHandler {
       const auto self = static_cast<core::EntityId>(f.stage);
       sim.schedule(now + static_cast<SimTime>(left), self, self, kBandwidthDone, id, f.version);
     }
+    retime(sim);
   }
 
   /// Flight `id` has delivered: its task finishes (a send's message reaches its peer).
@@ -494,7 +522,8 @@ class Executor final : public core::EventHandler {
     const auto& program = plan_.stages[f.stage];
     const Task& t = program.tasks[f.task];
     const SimTime now = sim.now();
-    if (f.units > 0) hold_units(sim, f, f.task, -1);
+    hold_units(f, -1);
+    retime(sim);
     const auto axis = static_cast<std::size_t>(t.axis);
     if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
     if (t.stream == Stream::kCompute) {
@@ -532,6 +561,8 @@ class Executor final : public core::EventHandler {
   std::vector<std::uint32_t> activity_flight_;  // solver activity → flight
   std::uint64_t versions_ = 0;
   std::vector<std::vector<std::pair<SimTime, double>>> loads_;  // per link class, with the timeline
+  std::vector<std::size_t> touched_;   // stages whose compute must be retimed
+  std::vector<char> touched_flag_;     // per stage: in touched_
 };
 
 }  // namespace

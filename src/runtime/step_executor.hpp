@@ -64,7 +64,9 @@ struct ExecutionResult {
 /// Communication runs on one shared network: every collective and message in flight at the
 /// same time, of any axis, stream or stage, shares the link classes it loads (CommProfile,
 /// network::LinkSharing), so a link is never busier than 100 % and communication "hidden"
-/// under compute still slows whatever else crosses its links.
+/// under compute still slows whatever else crosses its links. It slows the compute beside it
+/// too: the SMs its kernels hold and the HBM bandwidth its traffic takes (ChipSharing); a
+/// running compute task is retimed whenever either changes.
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
                              Recording recording = Recording::kCriticalPath);
 /// The same with a fresh host pipeline (its buffer full at the start).

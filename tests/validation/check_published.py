@@ -14,9 +14,9 @@ Asserts:
 
 The guard in (e) is the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
 every hardware family, issue 8): 12.4 % with one fitted matmul efficiency per generation
-(docs/calibration.md), 7.5 % on the 46 rows the constants were fitted on and 17.8 % on the 42
+(docs/calibration.md), 7.5 % on the 46 rows the constants were fitted on and 17.7 % on the 42
 later rows no constant saw. Most of the gap is SC21 Table 2's three ZeRO-3 (DeepSpeed 2021) rows
-at +32 %, +112 % and +307 %, whose measured throughput collapses with scale at a fixed batch; the
+at +32 %, +112 % and +306 %, whose measured throughput collapses with scale at a fixed batch; the
 mechanism that loses it is not modelled (docs/calibration.md, "Result"). Without them the
 model is at 7.5 %.
 """

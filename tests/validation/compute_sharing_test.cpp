@@ -5,7 +5,8 @@
 //   T · (U − u)/U of its work during the collective, the rest at full rate:
 //   end = T + (W − T·(U − u)/U) = W + T·u/U.
 // Two collectives of one axis (one NCCL communicator, whose operations run one at a time)
-// hold the larger of their units; of two axes, the sum.
+// hold the larger of their units; of two axes, the sum. HBM-bound work is slowed instead by
+// the HBM bandwidth communication's traffic takes (never below half of it).
 #include <gtest/gtest.h>
 
 #include "closed_form_support.hpp"
@@ -27,10 +28,19 @@ constexpr SimTime kComm = 40 * kUs;
 constexpr int kUnits = 108;  // an A100's SMs
 constexpr int kCtas = 27;    // a quarter of them
 
-/// Every communication takes kComm and holds kCtas units (or `units_`).
+/// Every communication takes kComm and holds `units` compute units; `on_links`: kComm is its
+/// bandwidth part on a link of its own (it moves bytes through HBM), else latency.
 class HoldingComm final : public runtime::CommModel {
  public:
-  explicit HoldingComm(int units) { profile_.latency_ps = kComm, profile_.compute_units = units; }
+  explicit HoldingComm(int units, bool on_links = false) {
+    profile_.compute_units = units;
+    if (on_links) {
+      profile_.bandwidth_ps = kComm;
+      profile_.uses = {{0, 1.0}};
+    } else {
+      profile_.latency_ps = kComm;
+    }
+  }
   const runtime::CommProfile& collective(CommAxis, CommOp, double, int, int) override { return profile_; }
   const runtime::CommProfile& send(int, int, double) override { return profile_; }
   int group_size(CommAxis) const override { return 2; }
@@ -40,31 +50,35 @@ class HoldingComm final : public runtime::CommModel {
   runtime::CommProfile profile_;
 };
 
-Task compute(SimTime ps) {
+Task compute(SimTime ps, SimTime memory_ps = 0) {
   Task t;
   t.category = ComputeCategory::kForward;
   t.duration_ps = ps;
+  t.memory_ps = memory_ps;
   return t;
 }
 
-Task collective(Stream stream, CommAxis axis) {
+Task collective(Stream stream, CommAxis axis, double bytes = 1e6) {
   Task t;
   t.kind = TaskKind::kCollective;
   t.stream = stream;
   t.axis = axis;
   t.op = CommOp::kAllGather;
-  t.bytes = 1e6;
+  t.bytes = bytes;
   return t;
 }
 
-/// One stage: kWork of compute beside the given collectives, all starting at 0.
-runtime::ExecutionResult run(std::initializer_list<Task> beside, int chip_units, int ctas = kCtas) {
+/// One stage: kWork of compute (`memory_ps` of it HBM-bound) beside the given collectives, all
+/// starting at 0, on a chip of `chip_units` SMs and `hbm_Bps` of HBM bandwidth.
+runtime::ExecutionResult run(std::initializer_list<Task> beside, int chip_units, int ctas = kCtas,
+                             SimTime memory_ps = 0, double hbm_Bps = 0) {
   parallelism::StepPlan plan;
   plan.compute_units = chip_units;
+  plan.hbm_Bps = hbm_Bps;
   plan.stages.emplace_back();
-  plan.stages[0].add(compute(kWork));
+  plan.stages[0].add(compute(kWork, memory_ps));
   for (const Task& t : beside) plan.stages[0].add(t);
-  HoldingComm comm(ctas);
+  HoldingComm comm(ctas, hbm_Bps > 0);
   runtime::InputPipeline input(parallelism::InputPipelineSpec{}, 1);
   return runtime::execute_step(plan, comm, input);
 }
@@ -104,6 +118,29 @@ TEST(ComputeSharing, CommunicationNeverStopsCompute) {
   // Held units beyond the chip's leave one unit to compute: W + T·(U − 1)/U.
   const auto r = run({collective(Stream::kDpGather, CommAxis::kDp)}, kUnits, 500);
   EXPECT_EQ(r.step_ps, kWork + kComm * (kUnits - 1) / kUnits);
+}
+
+// HBM: an all-gather of S on 2 chips sends S/2 from each, which reads S/2 and writes the S/2 it
+// receives: S bytes of HBM traffic over its bandwidth part T. On 1 TB/s (1 byte/ps), S = 1e7
+// over T = 40 µs draws 0.25 of the bandwidth.
+constexpr double kHbm = 1e12;
+constexpr double kQuarter = 1e7;
+
+TEST(ComputeSharing, HbmBoundComputeRunsOnTheBandwidthCommunicationLeaves) {
+  // All HBM-bound: 40 µs at 0.75 do 30 µs of work: W + T·0.25 = 110 µs, whatever SMs are held.
+  const auto r = run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, kUnits, kCtas, kWork, kHbm);
+  EXPECT_EQ(r.step_ps, kWork + kComm / 4);
+  // Half HBM-bound, no SMs held: rate 1 / (0.5/0.75 + 0.5) = 6/7, so W + T/7.
+  const auto half = run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, 0, 0, kWork / 2, kHbm);
+  EXPECT_NEAR(static_cast<double>(half.step_ps), static_cast<double>(kWork) + kComm / 7.0, 1.0);
+  // Compute-bound work does not feel HBM traffic.
+  EXPECT_EQ(run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, 0, 0, 0, kHbm).step_ps, kWork);
+}
+
+TEST(ComputeSharing, HbmBoundComputeKeepsAtLeastHalfTheBandwidth) {
+  // Traffic of 0.75 of the bandwidth would leave 0.25; compute keeps its fair half: W + T/2.
+  const auto r = run({collective(Stream::kDpGather, CommAxis::kDp, 3 * kQuarter)}, 0, 0, kWork, kHbm);
+  EXPECT_EQ(r.step_ps, kWork + kComm / 2);
 }
 
 }  // namespace

@@ -1,0 +1,56 @@
+#pragma once
+
+// What communication in flight takes from one chip's compute, and so how fast compute beside
+// it progresses (docs/runtime.md §4, "Compute beside communication").
+//
+// - Compute units: on a GPU each NCCL channel is one CTA that holds an SM alone while its
+//   collective runs (NVIDIA/nccl issue #689). One axis is one communicator, whose operations
+//   NCCL runs one at a time (issue #574), so an axis holds the largest of its communications'
+//   CTAs; axes add up. Compute-bound work runs on the units left, (U − u)/U (at least one);
+//   memory-bound work does not need every SM to keep HBM busy and is not slowed by them.
+// - HBM bandwidth: every byte a chip sends is read from its HBM and every byte it receives
+//   written to it, and a reduction reads its own operand too; memory-bound work runs on the
+//   bandwidth left, (H − h)/H, but never below half of it: two streams of requests contending
+//   for the memory controllers each get at least a fair share (NVIDIA/nccl issue #1433: "you
+//   may not compete for SMs but still compete for memory bandwidth").
+//
+// A task whose nominal time is a share f HBM-bound and 1 − f compute-bound progresses at
+// 1 / (f / r_hbm + (1 − f) / r_units): its two parts slow each by its own resource.
+
+#include <array>
+#include <vector>
+
+#include "collectives/collective_spec.hpp"
+#include "parallelism/step_program.hpp"
+
+namespace podsim::runtime {
+
+class ChipSharing {
+ public:
+  /// `compute_units`: the chip's SMs (0: communication holds none); `hbm_bytes_per_ps`: the
+  /// bandwidth memory-bound work runs at (0: not shared).
+  ChipSharing(int compute_units, double hbm_bytes_per_ps) : units_(compute_units), hbm_(hbm_bytes_per_ps) {}
+
+  /// A communication on `axis` takes (`sign` +1) or gives back (−1) `units` compute units.
+  void hold(parallelism::CommAxis axis, int units, int sign);
+  /// A communication's HBM traffic goes from `before` to `after` bytes per ps.
+  void draw(double before, double after);
+  /// The rate (≤ 1) of a compute task whose nominal time is `memory_fraction` HBM-bound.
+  double rate(double memory_fraction) const;
+
+  /// HBM bytes a chip moves for a communication in which it sends `sent` bytes: it reads them
+  /// and writes what it receives (as much, in a ring or a pairwise exchange), and a reduction
+  /// reads its own operand for every byte received. An all-reduce is half reduce-scatter, half
+  /// all-gather. A pipeline send: the sender reads it, the receiver writes it (`sent` each).
+  static double hbm_bytes(collectives::Op op, double sent);
+
+ private:
+  int units_;
+  double hbm_;
+  std::array<std::vector<int>, 4> held_{};  ///< per CommAxis: units of each communication in flight
+  int taken_ = 0;                           ///< Σ over axes of the largest held
+  double drawn_ = 0;                        ///< bytes per ps communication moves through HBM now
+  int drawing_ = 0;                         ///< communications drawing (0: drawn_ is exactly 0)
+};
+
+}  // namespace podsim::runtime
