@@ -185,8 +185,7 @@ class StageBuilder {
     const SimTime step = s.duration_ps / k;
     // The last part takes the remainder, so the parts sum to the run exactly.
     t.duration_ps = from + share == k ? s.duration_ps - step * from : step * share;
-    const SimTime memory_step = s.memory_ps / k;
-    t.memory_ps = from + share == k ? s.memory_ps - memory_step * from : memory_step * share;
+    t.memory_share = to_share(s.memory_ps, s.duration_ps);  // slices of a run share its mix
     t.flops = s.flops * share / k;
     t.padded_flops = s.padded_flops * share / k;
     return t;
@@ -377,7 +376,7 @@ class StageBuilder {
     const hardware::OpTime update =
         hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes});
     opt.duration_ps = update.time_ps;
-    opt.memory_ps = update.memory_ps;
+    opt.memory_share = to_share(update.memory_ps, update.time_ps);
     last_ = p_.add(opt);
 
     if (zero12() && !c_.training.overlap.param_gather) {

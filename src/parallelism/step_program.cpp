@@ -42,8 +42,13 @@ void fuse_compute_runs(StageProgram& program) {
       if (merges) {
         Task& into = program.tasks[index[previous]];
         if (into.kind == TaskKind::kCompute && into.category == t.category) {
+          // The merged run's HBM-bound share: each part's, weighted by its time.
+          if (into.memory_share != t.memory_share) {
+            const double memory = from_share(into.memory_share) * static_cast<double>(into.duration_ps) +
+                                  from_share(t.memory_share) * static_cast<double>(t.duration_ps);
+            into.memory_share = to_share(static_cast<SimTime>(memory + 0.5), into.duration_ps + t.duration_ps);
+          }
           into.duration_ps += t.duration_ps;
-          into.memory_ps += t.memory_ps;
           into.flops += t.flops;
           into.padded_flops += t.padded_flops;
           index[i] = index[previous];

@@ -42,8 +42,10 @@ struct Task {
   ComputeCategory category = ComputeCategory::kForward;
   CommAxis axis = CommAxis::kTp;
   CommOp op = CommOp::kAllReduce;
+  /// Compute tasks: the share of duration_ps bound by HBM bandwidth, in 1/kShareOne (16 bits
+  /// keep a task in 56 bytes: the executor reads one per event).
+  std::uint16_t memory_share = 0;
   SimTime duration_ps = 0;     ///< compute tasks
-  SimTime memory_ps = 0;       ///< compute tasks: the part of duration_ps bound by HBM bandwidth
   double bytes = 0;            ///< collectives: buffer size S (nccl-tests sense); sends: message
   double flops = 0;            ///< compute tasks: useful FLOPs executed
   double padded_flops = 0;     ///< compute tasks: FLOPs including tile padding
@@ -52,6 +54,16 @@ struct Task {
   std::uint32_t deps_begin = 0;  ///< [deps_begin, deps_end) in StageProgram::deps
   std::uint32_t deps_end = 0;
 };
+
+inline constexpr double kShareOne = 65535.0;
+/// `part` of `whole` as Task::memory_share stores it (0 when whole is 0).
+inline std::uint16_t to_share(SimTime part, SimTime whole) {
+  if (whole <= 0 || part <= 0) return 0;
+  if (part >= whole) return static_cast<std::uint16_t>(kShareOne);
+  return static_cast<std::uint16_t>(static_cast<double>(part) / static_cast<double>(whole) * kShareOne + 0.5);
+}
+/// A Task::memory_share as a fraction in [0, 1].
+inline double from_share(std::uint16_t share) { return share / kShareOne; }
 
 /// The program of one pipeline stage. Every chip of the stage (all its data- and
 /// tensor-parallel replicas) runs the same program: the runtime simulates it once and

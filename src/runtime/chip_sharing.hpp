@@ -17,6 +17,7 @@
 // A task whose nominal time is a share f HBM-bound and 1 − f compute-bound progresses at
 // 1 / (f / r_hbm + (1 − f) / r_units): its two parts slow each by its own resource.
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -34,9 +35,22 @@ class ChipSharing {
   /// A communication on `axis` takes (`sign` +1) or gives back (−1) `units` compute units.
   void hold(parallelism::CommAxis axis, int units, int sign);
   /// A communication's HBM traffic goes from `before` to `after` bytes per ps.
-  void draw(double before, double after);
+  void draw(double before, double after) {
+    drawing_ += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+    drawn_ = drawing_ == 0 ? 0.0 : drawn_ + (after - before);
+  }
   /// The rate (≤ 1) of a compute task whose nominal time is `memory_fraction` HBM-bound.
-  double rate(double memory_fraction) const;
+  double rate(double memory_fraction) const {
+    const double units = units_ > 0 && taken_ > 0
+                             ? static_cast<double>(units_ - std::min(taken_, units_ - 1)) / units_
+                             : 1.0;
+    const double hbm = hbm_ > 0 && drawn_ > 0 ? std::max(1.0 - drawn_ / hbm_, kFairShare) : 1.0;
+    if (units == 1.0 && hbm == 1.0) return 1.0;
+    const double f = std::clamp(memory_fraction, 0.0, 1.0);
+    if (f == 0) return units;
+    if (f == 1) return hbm;
+    return 1.0 / (f / hbm + (1.0 - f) / units);
+  }
 
   /// HBM bytes a chip moves for a communication in which it sends `sent` bytes: it reads them
   /// and writes what it receives (as much, in a ring or a pairwise exchange), and a reduction
@@ -45,6 +59,8 @@ class ChipSharing {
   static double hbm_bytes(collectives::Op op, double sent);
 
  private:
+  /// The least share of HBM bandwidth memory-bound compute keeps beside communication.
+  static constexpr double kFairShare = 0.5;
   int units_;
   double hbm_;
   std::array<std::vector<int>, 4> held_{};  ///< per CommAxis: units of each communication in flight

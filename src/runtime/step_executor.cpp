@@ -175,6 +175,7 @@ class Executor final : public core::EventHandler {
     std::uint32_t sender = 0;  // the send task, in the stage the message came from
   };
   static constexpr network::LinkSharing::ActivityId kNoActivity = 0xFFFF'FFFFu;
+  static constexpr std::size_t kNoPeer = ~std::size_t{0};
 
   /// A communication task in flight: first its bandwidth part, on the shared links at the
   /// rate the solver gives it, then its latency part.
@@ -184,6 +185,8 @@ class Executor final : public core::EventHandler {
     SimTime start = 0;
     SimTime latency_ps = 0;
     int units = 0;            // compute units it holds on its stage's chips (and a send's peer's)
+    parallelism::CommAxis axis = parallelism::CommAxis::kTp;
+    std::size_t peer = kNoPeer;  // a send's destination stage, whose chips it occupies too
     double hbm_full = 0;      // HBM bytes per ps it moves on each of those chips at full rate
     double hbm_draw = 0;      // … at its rate now (0 in its latency part)
     double remaining_ps = 0;  // bandwidth work left, in picoseconds at full rate
@@ -356,8 +359,7 @@ class Executor final : public core::EventHandler {
         stream.started = now;
         stream.since = now;
         stream.work_left_ps = static_cast<double>(t.duration_ps);
-        stream.memory_fraction =
-            t.duration_ps > 0 ? static_cast<double>(t.memory_ps) / static_cast<double>(t.duration_ps) : 0.0;
+        stream.memory_fraction = parallelism::from_share(t.memory_share);
         stream.rate = st.sharing.rate(stream.memory_fraction);
         schedule_end(sim, s, index, stream);
         return Started::kRunning;
@@ -388,16 +390,14 @@ class Executor final : public core::EventHandler {
   template <typename Each>
   void on_chips_of(const Flight& f, Each&& each) {
     each(f.stage);
-    const Task& t = plan_.stages[f.stage].tasks[f.task];
-    if (t.kind == TaskKind::kSend) each(static_cast<std::size_t>(t.peer));
+    if (f.peer != kNoPeer) each(f.peer);
   }
 
   /// Communication `f` takes (`sign` +1) or gives back (−1) its compute units.
   void hold_units(const Flight& f, int sign) {
     if (f.units <= 0) return;
-    const parallelism::CommAxis axis = plan_.stages[f.stage].tasks[f.task].axis;
     on_chips_of(f, [&](std::size_t s) {
-      stages_[s].sharing.hold(axis, f.units, sign);
+      stages_[s].sharing.hold(f.axis, f.units, sign);
       touch(s);
     });
   }
@@ -422,7 +422,8 @@ class Executor final : public core::EventHandler {
   /// Retimes the running compute tasks of every touched stage, in stage order (deterministic):
   /// each has done its work at its old rate until now and goes on at the new one.
   void retime(core::Simulator& sim) {
-    std::sort(touched_.begin(), touched_.end());
+    if (touched_.empty()) return;
+    if (touched_.size() > 1) std::sort(touched_.begin(), touched_.end());
     const SimTime now = sim.now();
     for (const std::size_t s : touched_) {
       touched_flag_[s] = 0;
@@ -470,6 +471,8 @@ class Executor final : public core::EventHandler {
     f.latency_ps = profile.latency_ps;
     f.since = sim.now();
     f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
+    f.axis = t.axis;
+    f.peer = t.kind == TaskKind::kSend ? static_cast<std::size_t>(t.peer) : kNoPeer;
     hold_units(f, +1);
     const auto self = static_cast<core::EntityId>(s);
     if (profile.bandwidth_ps <= 0) {

@@ -54,7 +54,7 @@ Task compute(SimTime ps, SimTime memory_ps = 0) {
   Task t;
   t.category = ComputeCategory::kForward;
   t.duration_ps = ps;
-  t.memory_ps = memory_ps;
+  t.memory_share = parallelism::to_share(memory_ps, ps);
   return t;
 }
 
@@ -130,9 +130,13 @@ TEST(ComputeSharing, HbmBoundComputeRunsOnTheBandwidthCommunicationLeaves) {
   // All HBM-bound: 40 µs at 0.75 do 30 µs of work: W + T·0.25 = 110 µs, whatever SMs are held.
   const auto r = run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, kUnits, kCtas, kWork, kHbm);
   EXPECT_EQ(r.step_ps, kWork + kComm / 4);
-  // Half HBM-bound, no SMs held: rate 1 / (0.5/0.75 + 0.5) = 6/7, so W + T/7.
+  // Half HBM-bound, no SMs held: rate 1 / (f/0.75 + 1 − f) = 6/7 for f = ½, so W + T/7 (with
+  // f as a task stores it, in 1/65535).
   const auto half = run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, 0, 0, kWork / 2, kHbm);
-  EXPECT_NEAR(static_cast<double>(half.step_ps), static_cast<double>(kWork) + kComm / 7.0, 1.0);
+  const double f = parallelism::from_share(parallelism::to_share(kWork / 2, kWork));
+  const double rate = 1.0 / (f / 0.75 + (1.0 - f));
+  EXPECT_NEAR(static_cast<double>(half.step_ps), static_cast<double>(kWork) + kComm * (1.0 - rate), 1.0);
+  EXPECT_NEAR(static_cast<double>(half.step_ps), static_cast<double>(kWork) + kComm / 7.0, 100.0);
   // Compute-bound work does not feel HBM traffic.
   EXPECT_EQ(run({collective(Stream::kDpGather, CommAxis::kDp, kQuarter)}, 0, 0, 0, kHbm).step_ps, kWork);
 }
