@@ -58,6 +58,18 @@ inline workload::ModelSpec uniform_model(int layers) {
                              false, true, workload::PositionEmbedding::kRotary, workload::NormKind::kRmsNorm};
 }
 
+/// A collective task of `bytes` (S) on `axis`, run on `stream`.
+inline parallelism::Task collective_task(parallelism::Stream stream, parallelism::CommAxis axis, parallelism::CommOp op,
+                                         double bytes) {
+  parallelism::Task t;
+  t.kind = parallelism::TaskKind::kCollective;
+  t.stream = stream;
+  t.axis = axis;
+  t.op = op;
+  t.bytes = bytes;
+  return t;
+}
+
 inline hardware::ChipSpec chip() {
   hardware::ChipSpec c;
   c.name = "test-chip";

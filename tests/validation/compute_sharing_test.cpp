@@ -59,13 +59,7 @@ Task compute(SimTime ps, SimTime memory_ps = 0) {
 }
 
 Task collective(Stream stream, CommAxis axis, double bytes = 1e6) {
-  Task t;
-  t.kind = TaskKind::kCollective;
-  t.stream = stream;
-  t.axis = axis;
-  t.op = CommOp::kAllGather;
-  t.bytes = bytes;
-  return t;
+  return collective_task(stream, axis, CommOp::kAllGather, bytes);
 }
 
 /// One stage: kWork of compute (`memory_ps` of it HBM-bound) beside the given collectives, all

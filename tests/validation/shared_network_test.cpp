@@ -8,6 +8,7 @@
 #include <array>
 #include <filesystem>
 
+#include "closed_form_support.hpp"
 #include "collectives/collective_timing.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "config/scenario_config.hpp"
@@ -37,13 +38,7 @@ parallelism::StepPlan concurrent(const std::vector<std::pair<Stream, CommAxis>>&
   auto& p = plan.stages.back();
   std::vector<std::uint32_t> started;
   for (const auto& [stream, axis] : collectives) {
-    Task t;
-    t.kind = TaskKind::kCollective;
-    t.stream = stream;
-    t.axis = axis;
-    t.op = CommOp::kAllReduce;
-    t.bytes = bytes;
-    started.push_back(p.add(t));
+    started.push_back(p.add(closed_form::collective_task(stream, axis, CommOp::kAllReduce, bytes)));
   }
   Task wait;
   wait.kind = TaskKind::kWait;
