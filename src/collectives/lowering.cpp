@@ -140,7 +140,7 @@ Resolved nccl_choice(const nccl::System& system, Op op, Algorithm a, Protocol p,
     throw InputError(why + (p == Protocol::kAuto ? "; use ring" : "; NVLS and CollNet use protocol simple"));
   }
   return Resolved{nccl::to_algorithm(choice.algo), nccl::to_protocol(choice.proto), choice.predicted_us * 1e-6,
-                  nccl::ctas(model, op, choice, bytes)};
+                  nccl::ctas(model, choice, bytes)};
 }
 
 }  // namespace

@@ -291,7 +291,7 @@ int coll_channels(const Graph& g) { return std::clamp(2 * g.channels, 1, kMaxCha
 
 }  // namespace
 
-int ctas(const Model& m, Op op, const Choice& c, std::uint64_t bytes) {
+int ctas(const Model& m, const Choice& c, std::uint64_t bytes) {
   if (c.algo == Algo::kNvls || c.algo == Algo::kNvlsTree) return kNvlsChannels;
   const Graph& ring = m.graphs[kRing];
   int nc = coll_channels(ring);
@@ -307,7 +307,6 @@ int ctas(const Model& m, Op op, const Choice& c, std::uint64_t bytes) {
     threads = 640;
     threshold = 8;
   }
-  (void)op;  // nBytes is the whole buffer for every operation (S, as podsim counts it)
   while (static_cast<double>(bytes) < static_cast<double>(nc) * threads * threshold && nc >= 2) --nc;
   return nc;
 }

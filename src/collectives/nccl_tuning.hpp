@@ -85,14 +85,15 @@ struct Allowed {
 /// Throws InputError (saying why) when nothing allowed is available.
 Choice choose(const Model& m, Op op, std::uint64_t bytes, const Allowed& allowed = {});
 
-/// The thread blocks (CTAs) NCCL launches for `op` of `bytes` run as `c`. Each holds one SM
+/// The thread blocks (CTAs) NCCL launches for a collective of `bytes` (the whole buffer, S, for
+/// every operation, as NCCL's nBytes) run as `c`. Each holds one SM
 /// alone while the collective runs ("NCCL CTAs won't share an SM with compute kernels",
 /// NVIDIA/nccl issue #689), so compute beside it has the rest. As v2.20.5 sets them
 /// (enqueue.cc getChannnelThreadInfo): NVLS runs NCCL_NVLS_NCHANNELS (16, transport/nvls.cc);
 /// ring, tree and CollNet the communicator's channels — twice the graph's (connect.cc
 /// ncclTopoPostset), at most MAXCHANNELS (32) — ring and tree fewer while bytes < channels ×
 /// threads × the protocol's per-thread threshold (small messages).
-int ctas(const Model& m, Op op, const Choice& c, std::uint64_t bytes);
+int ctas(const Model& m, const Choice& c, std::uint64_t bytes);
 /// CTAs of a send/recv between two GPUs of `s` (its 2 ranks): across nodes
 /// NCCL_NCHANNELS_PER_NET_PEER's starting value, 2 (graph/paths.cc ncclTopoGetNchannels);
 /// inside a node, the communicator's ring channels (podsim's approximation of NCCL's

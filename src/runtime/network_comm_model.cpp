@@ -15,6 +15,14 @@ using parallelism::CommOp;
 /// The position of "tp", "dp", "pp" in axis_index_.
 std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == CommAxis::kDp ? 1 : 2; }
 
+/// The two chips at positions `a` and `b` of pipeline group `mg` (a message or a tied-embedding
+/// sum between two stages), as a group of 2 along its axis.
+collectives::Group pair_of(const collectives::Group& mg, int a, int b) {
+  collectives::Group pair{{}, {mg.chips[static_cast<std::size_t>(a)], mg.chips[static_cast<std::size_t>(b)]}};
+  pair.dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
+  return pair;
+}
+
 /// Busiest link's busy time in `r`.
 SimTime busiest(const collectives::ScheduleResult& r) {
   SimTime most = 0;
@@ -290,10 +298,7 @@ const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double
     const int hi = std::max(stage, peer);
     return use(Key{int(axis), int(op), size, lo, hi}, [&] {
       std::vector<collectives::Group> pairs;
-      for (const auto& mg : groups_of(axis_index_[2])) {
-        pairs.push_back(collectives::Group{{}, {mg.chips[static_cast<std::size_t>(lo)], mg.chips[static_cast<std::size_t>(hi)]}});
-        pairs.back().dims.push_back({mg.dims.empty() ? 0 : mg.dims[0].axis, 2, false});
-      }
+      for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, lo, hi));
       const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
       Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
         collectives::lower_collective(topo_, spec, some, 0, schedule);
@@ -325,10 +330,7 @@ const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
         schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
       }
     });
-    const auto& chips = groups.front().chips;
-    collectives::Group pair{{}, {chips[static_cast<std::size_t>(from)], chips[static_cast<std::size_t>(to)]}};
-    pair.dims.push_back({groups.front().dims.empty() ? 0 : groups.front().dims[0].axis, 2, false});
-    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair);
+    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair_of(groups.front(), from, to));
     return r;
   });
 }

@@ -147,6 +147,29 @@ class Executor final : public core::EventHandler {
   }
 
  private:
+  /// Work that progresses at a rate changing over time — a communication's bandwidth part on
+  /// shared links, a compute task beside communication: the work left at `since`, in ps at
+  /// full rate.
+  struct Progress {
+    double left_ps = 0;
+    double rate = 1;
+    SimTime since = 0;
+    /// Takes off the work done at the old rate until `now`; from then on it runs at `to`.
+    void change_rate(SimTime now, double to) {
+      left_ps = std::max(0.0, left_ps - rate * static_cast<double>(now - since));
+      since = now;
+      rate = to;
+    }
+  };
+
+  /// `since` + `left` ps, or a SimulationError naming `what` beyond the simulator's horizon.
+  static SimTime end_at(SimTime since, double left, const char* what) {
+    if (!(left <= static_cast<double>(kMaxStepPs - since))) {
+      throw SimulationError(std::string(what) + " would end beyond the simulator's horizon of 2^60 ps");
+    }
+    return since + static_cast<SimTime>(left);
+  }
+
   struct StreamState {
     std::vector<std::uint32_t> tasks;
     std::size_t next = 0;
@@ -157,16 +180,13 @@ class Executor final : public core::EventHandler {
     /// The dependency the head task was last found waiting for (kNoTask: none known): until
     /// it finishes, the stream is blocked without reading the task again.
     std::uint32_t blocked_on = kNoTask;
-    /// The compute task it runs: since when, its work left (ps at the full rate) at `since`,
-    /// at what rate it progresses (1 unless communication beside it takes SMs or HBM
-    /// bandwidth, ChipSharing), and the
-    /// version of its end event (a retimed task's earlier event is stale).
+    /// The compute task it runs: when it started, its HBM-bound share, how far it has got (its
+    /// rate is 1 unless communication beside it takes SMs or HBM bandwidth, ChipSharing), and
+    /// the version of its end event (a retimed task's earlier event is stale).
     bool running_compute = false;
-    double memory_fraction = 0;  // of its nominal time, the HBM-bound share
     SimTime started = 0;
-    SimTime since = 0;
-    double work_left_ps = 0;
-    double rate = 1;
+    double memory_fraction = 0;
+    Progress work;
     std::uint64_t version = 0;
   };
   struct Arrival {
@@ -189,9 +209,7 @@ class Executor final : public core::EventHandler {
     std::size_t peer = kNoPeer;  // a send's destination stage, whose chips it occupies too
     double hbm_full = 0;      // HBM bytes per ps it moves on each of those chips at full rate
     double hbm_draw = 0;      // … at its rate now (0 in its latency part)
-    double remaining_ps = 0;  // bandwidth work left, in picoseconds at full rate
-    double rate = 0;
-    SimTime since = 0;        // when remaining_ps was last brought up to date
+    Progress bandwidth;       // its bandwidth part on the shared links
     std::uint64_t version = 0;
     network::LinkSharing::ActivityId activity = kNoActivity;
   };
@@ -357,10 +375,8 @@ class Executor final : public core::EventHandler {
         stream.busy = true;
         stream.running_compute = true;
         stream.started = now;
-        stream.since = now;
-        stream.work_left_ps = static_cast<double>(t.duration_ps);
         stream.memory_fraction = parallelism::from_share(t.memory_share);
-        stream.rate = st.sharing.rate(stream.memory_fraction);
+        stream.work = Progress{static_cast<double>(t.duration_ps), st.sharing.rate(stream.memory_fraction), now};
         schedule_end(sim, s, index, stream);
         return Started::kRunning;
       case TaskKind::kCollective:
@@ -380,9 +396,10 @@ class Executor final : public core::EventHandler {
   /// work left over its rate (a new version: an earlier end event goes stale).
   void schedule_end(core::Simulator& sim, std::size_t s, std::uint32_t index, StreamState& stream) {
     stream.version = ++versions_;
-    const double left = stream.rate == 1.0 ? stream.work_left_ps : std::ceil(stream.work_left_ps / stream.rate);
+    const Progress& w = stream.work;
+    const double left = w.rate == 1.0 ? w.left_ps : std::ceil(w.left_ps / w.rate);
     const auto self = static_cast<core::EntityId>(s);
-    sim.schedule(stream.since + static_cast<SimTime>(left), self, self, kTaskDone, index, stream.version);
+    sim.schedule(end_at(w.since, left, "a compute task"), self, self, kTaskDone, index, stream.version);
   }
 
   /// The stages communication `f` (task `task`) occupies: its own, and for a pipeline send its
@@ -431,11 +448,8 @@ class Executor final : public core::EventHandler {
       for (StreamState& stream : st.streams) {
         if (!stream.running_compute) continue;
         const double rate = st.sharing.rate(stream.memory_fraction);
-        if (rate == stream.rate) continue;
-        stream.work_left_ps =
-            std::max(0.0, stream.work_left_ps - stream.rate * static_cast<double>(now - stream.since));
-        stream.since = now;
-        stream.rate = rate;
+        if (rate == stream.work.rate) continue;
+        stream.work.change_rate(now, rate);
         schedule_end(sim, s, stream.tasks[stream.next], stream);
       }
     }
@@ -469,7 +483,6 @@ class Executor final : public core::EventHandler {
     f.task = index;
     f.start = sim.now();
     f.latency_ps = profile.latency_ps;
-    f.since = sim.now();
     f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
     f.axis = t.axis;
     f.peer = t.kind == TaskKind::kSend ? static_cast<std::size_t>(t.peer) : kNoPeer;
@@ -484,7 +497,7 @@ class Executor final : public core::EventHandler {
       const double sent = t.kind == TaskKind::kSend ? t.bytes : t.bytes * collectives::bus_bandwidth_factor(op, n);
       f.hbm_full = ChipSharing::hbm_bytes(op, sent) / static_cast<double>(profile.bandwidth_ps);
     }
-    f.remaining_ps = static_cast<double>(profile.bandwidth_ps);
+    f.bandwidth = Progress{static_cast<double>(profile.bandwidth_ps), 0, sim.now()};
     f.activity = sharing_.add(profile.uses);
     if (activity_flight_.size() <= f.activity) activity_flight_.resize(f.activity + 1);
     activity_flight_[f.activity] = id;
@@ -500,19 +513,14 @@ class Executor final : public core::EventHandler {
     for (network::LinkSharing::ActivityId a : changed) {
       const std::uint32_t id = activity_flight_[a];
       Flight& f = flights_[id];
-      f.remaining_ps = std::max(0.0, f.remaining_ps - f.rate * static_cast<double>(now - f.since));
-      f.since = now;
-      f.rate = sharing_.rate(a);
-      set_draw(f, f.hbm_full * f.rate);
+      f.bandwidth.change_rate(now, sharing_.rate(a));
+      set_draw(f, f.hbm_full * f.bandwidth.rate);
       // Versions are unique over the run: a flight id is reused, and a stale event of its
       // previous occupant must not match.
       f.version = ++versions_;
-      const double left = std::ceil(f.remaining_ps / f.rate);
-      if (!(left <= static_cast<double>(kMaxStepPs))) {
-        throw SimulationError("a communication would end beyond the simulator's horizon of 2^60 ps");
-      }
+      const double left = std::ceil(f.bandwidth.left_ps / f.bandwidth.rate);
       const auto self = static_cast<core::EntityId>(f.stage);
-      sim.schedule(now + static_cast<SimTime>(left), self, self, kBandwidthDone, id, f.version);
+      sim.schedule(end_at(now, left, "a communication"), self, self, kBandwidthDone, id, f.version);
     }
     retime(sim);
   }

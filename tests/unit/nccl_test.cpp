@@ -120,19 +120,19 @@ TEST(NcclTuning, CtasHoldSmsAsGetChannelThreadInfoSetsThem) {
   // 16 H100 nodes 2 × 8 = 16, "on DGX with 8 NICs … it would use 16 SMs" (NVIDIA/nccl #689).
   const nccl::Model a = nccl::tune(a100x8());
   const std::uint64_t big = 1ull << 30;
-  EXPECT_EQ(nccl::ctas(a, Op::kAllReduce, {Algo::kRing, Proto::kSimple, 0}, big), 24);
+  EXPECT_EQ(nccl::ctas(a, {Algo::kRing, Proto::kSimple, 0}, big), 24);
   const nccl::Model across = nccl::tune({topology::GpuArch::kHopper, 128, 16, 370.8, 47, true, false});
-  EXPECT_EQ(nccl::ctas(across, Op::kAllGather, {Algo::kRing, Proto::kSimple, 0}, big), 16);
+  EXPECT_EQ(nccl::ctas(across, {Algo::kRing, Proto::kSimple, 0}, big), 16);
   // Fewer while bytes < channels × threads × threshold: Simple 512 threads × 64 B, so 64 KiB
   // keep 2 channels and 1 KiB one; LL128 640 × 8 B: 40 KiB keep 8.
-  EXPECT_EQ(nccl::ctas(a, Op::kAllReduce, {Algo::kRing, Proto::kSimple, 0}, 65536), 2);
-  EXPECT_EQ(nccl::ctas(a, Op::kAllReduce, {Algo::kRing, Proto::kSimple, 0}, 1024), 1);
-  EXPECT_EQ(nccl::ctas(a, Op::kAllReduce, {Algo::kRing, Proto::kLL128, 0}, 40960), 8);
+  EXPECT_EQ(nccl::ctas(a, {Algo::kRing, Proto::kSimple, 0}, 65536), 2);
+  EXPECT_EQ(nccl::ctas(a, {Algo::kRing, Proto::kSimple, 0}, 1024), 1);
+  EXPECT_EQ(nccl::ctas(a, {Algo::kRing, Proto::kLL128, 0}, 40960), 8);
   // LL's threshold is 8 B × ranks on a ring: 8 ranks, 512 threads: 32 KiB per channel.
-  EXPECT_EQ(nccl::ctas(a, Op::kAllReduce, {Algo::kRing, Proto::kLL, 0}, 3 * 32768), 3);
+  EXPECT_EQ(nccl::ctas(a, {Algo::kRing, Proto::kLL, 0}, 3 * 32768), 3);
   // NVLS: NCCL_NVLS_NCHANNELS, 16, at any size.
   const nccl::Model h = nccl::tune(h100x8());
-  EXPECT_EQ(nccl::ctas(h, Op::kAllReduce, {Algo::kNvls, Proto::kSimple, 0}, 1024), 16);
+  EXPECT_EQ(nccl::ctas(h, {Algo::kNvls, Proto::kSimple, 0}, 1024), 16);
   // Send/recv across nodes: NCCL_NCHANNELS_PER_NET_PEER's 2; inside a node the ring's channels.
   EXPECT_EQ(nccl::p2p_ctas({topology::GpuArch::kAmpere, 2, 2, 240, 21.5, false, false}), 2);
   EXPECT_EQ(nccl::p2p_ctas({topology::GpuArch::kAmpere, 2, 1, 240, 21.5, false, false}), 24);
