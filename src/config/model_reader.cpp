@@ -24,7 +24,8 @@ int whole(const Reader& r, const char* key, std::int64_t min, std::int64_t max) 
 
 workload::ModelSpec read_model(Reader& r) {
   r.allow_only({"schema_version", "name", "layers", "hidden", "ffn_hidden", "heads", "kv_heads", "head_dim", "vocab",
-                "seq_len", "mlp", "parallel_block", "tied_embeddings", "position_embedding", "norm", "dropout"});
+                "seq_len", "mlp", "parallel_block", "tied_embeddings", "position_embedding", "norm", "dropout",
+                "linear_biases"});
   read_document_header(r);
   workload::ModelSpec m;
   m.name = r.text("name");
@@ -58,6 +59,8 @@ workload::ModelSpec read_model(Reader& r) {
                                                                    : workload::NormKind::kLayerNorm;
   r.set_default("dropout", "false");
   m.dropout = r.boolean("dropout");
+  r.set_default("linear_biases", "false");
+  m.linear_biases = r.boolean("linear_biases");
   return m;
 }
 

@@ -97,7 +97,7 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
   r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "dp_bucket",
-                "overlap", "input"});
+                "zero3_collectives", "overlap", "input"});
   parallelism::TrainingSpec t;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
@@ -129,6 +129,9 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   r.set_default("dp_bucket", "25 MiB");  // PyTorch DDP: bucket_cap_mb=25, times 1024 * 1024
   t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
   if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");
+  r.set_default("zero3_collectives", "flat");
+  t.zero3_collectives =
+      r.choice("zero3_collectives", parallelism::kZero3Collectives, parallelism::zero3_collectives_name);
   t.overlap = read_overlap(r, chip);
   if (!r.has("input")) r.set_default("input", "{}");
   Reader input = r.child("input");

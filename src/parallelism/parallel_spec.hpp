@@ -99,6 +99,19 @@ struct OverlapSpec {
   bool dp_reduce = true;
 };
 
+/// How the framework issues ZeRO-3's collectives (`training.zero3_collectives`;
+/// parallelism/zero3_collectives.hpp has what each does and its sources).
+enum class Zero3Collectives : std::uint8_t {
+  kFlat,       ///< one all-gather and one reduce-scatter per layer, on flat buffers, beside the
+               ///< compute (PyTorch FSDP, XLA, DeepSpeed from 0.5.5)
+  kPerTensor,  ///< one synchronous collective per parameter tensor on lists of dp shards
+               ///< (DeepSpeed's ZeRO-3 before 0.5.5, 2021)
+};
+inline constexpr std::array<Zero3Collectives, 2> kZero3Collectives{Zero3Collectives::kFlat,
+                                                                   Zero3Collectives::kPerTensor};
+/// "flat", "per-tensor" — as written in scenarios.
+const char* zero3_collectives_name(Zero3Collectives z);
+
 /// The step to simulate (the `training:` section of a scenario).
 struct TrainingSpec {
   int global_batch = 1;  ///< sequences per step
@@ -108,6 +121,7 @@ struct TrainingSpec {
   Precision precision;
   bool flash_attention = false;
   double dp_bucket_bytes = 25e6;  ///< gradient-reduction bucket
+  Zero3Collectives zero3_collectives = Zero3Collectives::kFlat;
   OverlapSpec overlap;
   InputPipelineSpec input;
 };

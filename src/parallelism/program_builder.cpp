@@ -12,6 +12,7 @@
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/stage_layers.hpp"
+#include "parallelism/zero3_collectives.hpp"
 #include "workload/activation_sizes.hpp"
 #include "workload/layer_ops.hpp"
 
@@ -56,7 +57,12 @@ struct Context {
   double embedding_params = 0;
   double head_params = 0;    // the output projection when it has its own weights on that stage
   double comm_bytes = 0;     // per value moved
+  // training.zero3_collectives = per-tensor: each block's collectives, tensor by tensor.
+  PerTensorCalls layer_calls{}, embedding_calls{}, head_calls{};
 };
+
+/// The blocks ZeRO-3 gathers parameters for.
+enum class Block { kEmbedding, kLayer, kHead };
 
 /// Per-chip parameters of the input embedding (vocab-parallel, plus learned positions) and of
 /// the output side (projection when it has its own copy on that stage, final norm).
@@ -73,6 +79,22 @@ EdgeParams edge_params(const workload::ModelSpec& model, const ParallelSpec& par
       model.tied_embeddings ? (parallel.pp > 1 ? p.embedding : 0.0) : p.output;
   e.head = projection / parallel.tp + p.final_norm;
   return e;
+}
+
+/// The parameter tensors of the embedding and of the head on their stages (elements per
+/// chip, forward order), summing to EdgeParams' counts.
+std::pair<std::vector<double>, std::vector<double>> edge_tensors(const workload::ModelSpec& model,
+                                                                 const ParallelSpec& parallel) {
+  const workload::ParamCount p = workload::count_params(model);
+  std::vector<double> embedding{p.embedding / parallel.tp};
+  if (p.position > 0) embedding.push_back(p.position);
+  std::vector<double> head;
+  const double norm = model.hidden;
+  head.push_back(norm);
+  if (p.final_norm > norm) head.push_back(p.final_norm - norm);  // a layernorm's bias
+  const double projection = model.tied_embeddings ? (parallel.pp > 1 ? p.embedding : 0.0) : p.output;
+  if (projection > 0) head.push_back(projection / parallel.tp);
+  return {embedding, head};
 }
 
 /// A collective task on `stream`.
@@ -137,7 +159,7 @@ class StageBuilder {
       layers = std::max(layers, c_.vs_layers[static_cast<std::size_t>(virtual_stage(chunk))]);
     }
     const std::size_t per_layer =
-        c_.layer_forward.size() + c_.layer_backward.size() + c_.layer_recompute.size() + (zero3() ? 3 : 0);
+        c_.layer_forward.size() + c_.layer_backward.size() + c_.layer_recompute.size() + zero3_tasks_per_layer();
     const std::size_t tasks = actions * (static_cast<std::size_t>(layers) * per_layer + 8) + 64;
     p_.tasks.reserve(tasks);
     p_.deps.reserve(tasks);
@@ -146,6 +168,13 @@ class StageBuilder {
   int virtual_stage(int chunk) const { return chunk * c_.parallel.pp + stage_; }
   int stage_of(int virtual_stage) const { return virtual_stage % c_.parallel.pp; }
   bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }
+  bool per_tensor() const { return zero3() && c_.training.zero3_collectives == Zero3Collectives::kPerTensor; }
+  std::size_t zero3_tasks_per_layer() const {
+    if (!zero3()) return 0;
+    if (!per_tensor()) return 3;
+    const PerTensorCalls& k = c_.layer_calls;
+    return k.forward.size() + k.recompute.size() + k.backward.size() + k.reduce.size();
+  }
   /// ZeRO-1/2 with data parallelism: the optimizer state is sharded and the updated weights gathered.
   bool zero12() const { return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1; }
 
@@ -247,18 +276,49 @@ class StageBuilder {
     if (zero3()) gathered_.push_back(last_);
   }
 
-  /// Runs `segments` on parameters a ZeRO-3 layout gathers first (see gather_params), or, on
-  /// their first forward, a ZeRO-1/2 layout gathers early (see early_gather).
-  void run_gathered(const std::vector<Segment>& segments, ComputeCategory category, double params,
+  double params_of(Block b) const {
+    return b == Block::kLayer ? c_.layer_params : b == Block::kEmbedding ? c_.embedding_params : c_.head_params;
+  }
+  const PerTensorCalls& calls_of(Block b) const {
+    return b == Block::kLayer ? c_.layer_calls : b == Block::kEmbedding ? c_.embedding_calls : c_.head_calls;
+  }
+
+  /// Per-tensor ZeRO-3: one collective per tensor of `elements` (per chip), each taking its
+  /// turn on the compute stream with its list copies (zero3_collectives.hpp).
+  void blocking_calls(CommOp op, const std::vector<double>& elements, ComputeCategory category) {
+    for (const double n : elements) {
+      Task t = collective(Stream::kCompute, CommAxis::kDp, op, n * c_.comm_bytes);
+      t.category = category;
+      t.duration_ps = list_copies_ps(c_.parallel.dp, t.bytes, c_.chip);
+      last_ = p_.add(t);
+    }
+  }
+
+  /// Runs `segments` of block `b` on parameters a ZeRO-3 layout gathers first (see
+  /// gather_params; per tensor: blocking_calls), or, on their first forward, a ZeRO-1/2 layout
+  /// gathers early (see early_gather).
+  void run_gathered(const std::vector<Segment>& segments, ComputeCategory category, Block b,
                     bool first_forward = false) {
+    if (per_tensor()) {
+      const PerTensorCalls& k = calls_of(b);
+      blocking_calls(CommOp::kAllGather, category == ComputeCategory::kForward ? k.forward : k.backward, category);
+      run(segments, category);
+      return;
+    }
+    const double params = params_of(b);
     std::vector<std::uint32_t> deps = gather_params(params);
     for (const std::uint32_t g : early_gather(params, first_forward)) deps.push_back(g);
     run(segments, category, deps);
     note_gathered_compute();
   }
 
-  /// Gradients of `params` became final at task `last_`.
-  void gradients_ready(double params, bool final_microbatch) {
+  /// Gradients of block `b` became final at task `last_`.
+  void gradients_ready(Block b, bool final_microbatch) {
+    const double params = params_of(b);
+    if (per_tensor()) {
+      blocking_calls(CommOp::kReduceScatter, calls_of(b).reduce, ComputeCategory::kBackward);
+      return;
+    }
     if (zero3()) {
       // FSDP reduce-scatters every microbatch's gradients as they come.
       reductions_.push_back(
@@ -279,13 +339,13 @@ class StageBuilder {
     last_ = p_.add(in);
     const bool first = a.microbatch == 0;  // every schedule runs microbatch 0 first on each chunk
     if (vs == 0) {
-      run_gathered(c_.embedding_forward, ComputeCategory::kForward, c_.embedding_params, first);
+      run_gathered(c_.embedding_forward, ComputeCategory::kForward, Block::kEmbedding, first);
     }
     for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
-      run_gathered(c_.layer_forward, ComputeCategory::kForward, c_.layer_params, first);
+      run_gathered(c_.layer_forward, ComputeCategory::kForward, Block::kLayer, first);
     }
     if (vs == c_.virtual_total - 1) {
-      run_gathered(c_.head_forward, ComputeCategory::kForward, c_.head_params, first);
+      run_gathered(c_.head_forward, ComputeCategory::kForward, Block::kHead, first);
       return;
     }
     send(true, vs + 1, a.microbatch);
@@ -294,13 +354,21 @@ class StageBuilder {
   void backward(const PipelineAction& a, bool final_microbatch) {
     const int vs = virtual_stage(a.chunk);
     if (vs == c_.virtual_total - 1) {
-      run_gathered(c_.head_backward, ComputeCategory::kBackward, c_.head_params);
-      gradients_ready(c_.head_params, final_microbatch);
+      run_gathered(c_.head_backward, ComputeCategory::kBackward, Block::kHead);
+      gradients_ready(Block::kHead, final_microbatch);
       if (final_microbatch) tied_sync_dep_ = last_;
     } else {
       last_ = p_.add(receive(stage_of(vs + 1), message_id(c_, false, vs, a.microbatch)));
     }
     for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
+      if (per_tensor()) {
+        blocking_calls(CommOp::kAllGather, c_.layer_calls.recompute, ComputeCategory::kRecompute);
+        run(c_.layer_recompute, ComputeCategory::kRecompute);
+        blocking_calls(CommOp::kAllGather, c_.layer_calls.backward, ComputeCategory::kBackward);
+        run(c_.layer_backward, ComputeCategory::kBackward);
+        gradients_ready(Block::kLayer, final_microbatch);
+        continue;
+      }
       const auto gather = gather_params(c_.layer_params);
       if (!c_.layer_recompute.empty()) {
         run(c_.layer_recompute, ComputeCategory::kRecompute, gather);
@@ -309,11 +377,11 @@ class StageBuilder {
         run(c_.layer_backward, ComputeCategory::kBackward, gather);
       }
       note_gathered_compute();
-      gradients_ready(c_.layer_params, final_microbatch);
+      gradients_ready(Block::kLayer, final_microbatch);
     }
     if (vs == 0) {
-      run_gathered(c_.embedding_backward, ComputeCategory::kBackward, c_.embedding_params);
-      gradients_ready(c_.embedding_params, final_microbatch);
+      run_gathered(c_.embedding_backward, ComputeCategory::kBackward, Block::kEmbedding);
+      gradients_ready(Block::kEmbedding, final_microbatch);
       if (final_microbatch) tied_sync_dep_ = last_;
     }
     last_backward_ = last_;
@@ -497,6 +565,19 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   c.layer_params = workload::count_params(model).per_layer / parallel.tp;
   c.embedding_params = edge.embedding;
   c.head_params = edge.head;
+  if (parallel.zero == 3 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
+    std::vector<double> tensors = workload::layer_param_tensors(model);
+    for (double& n : tensors) n /= parallel.tp;
+    const auto [embedding, head] = edge_tensors(model, parallel);
+    // The recompute forward fetches weights when it re-runs a linear layer (full recompute; not
+    // selective recompute, which re-runs only the attention core).
+    const bool recomputed = std::any_of(remat.rerun.begin(), remat.rerun.end(), [](const workload::WorkItem& w) {
+      return w.math == workload::MathClass::kLinear;
+    });
+    c.layer_calls = per_tensor_calls(tensors, recomputed, recomputed);
+    c.embedding_calls = per_tensor_calls(embedding, false, false);
+    c.head_calls = per_tensor_calls(head, true, false);
+  }
 
   StepPlan plan;
   plan.microbatches = c.microbatches;

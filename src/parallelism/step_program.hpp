@@ -45,7 +45,9 @@ struct Task {
   /// Compute tasks: the share of duration_ps bound by HBM bandwidth, in 1/kShareOne (16 bits
   /// keep a task in 56 bytes: the executor reads one per event).
   std::uint16_t memory_share = 0;
-  SimTime duration_ps = 0;     ///< compute tasks
+  /// Compute tasks: their time. Collectives: framework time on their stream besides the
+  /// transfer (a per-tensor ZeRO-3 collective's list copies; zero3_collectives.hpp).
+  SimTime duration_ps = 0;
   double bytes = 0;            ///< collectives: buffer size S (nccl-tests sense); sends: message
   double flops = 0;            ///< compute tasks: useful FLOPs executed
   double padded_flops = 0;     ///< compute tasks: FLOPs including tile padding

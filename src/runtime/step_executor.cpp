@@ -482,7 +482,9 @@ class Executor final : public core::EventHandler {
     f.stage = s;
     f.task = index;
     f.start = sim.now();
-    f.latency_ps = profile.latency_ps;
+    // A collective's own duration is framework time on its stream besides the transfer (the
+    // list copies of a per-tensor ZeRO-3 collective): it shares no link, like the latency.
+    f.latency_ps = profile.latency_ps + (t.kind == TaskKind::kCollective ? t.duration_ps : 0);
     f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
     f.axis = t.axis;
     f.peer = t.kind == TaskKind::kSend ? static_cast<std::size_t>(t.peer) : kNoPeer;
@@ -490,7 +492,7 @@ class Executor final : public core::EventHandler {
     const auto self = static_cast<core::EntityId>(s);
     if (profile.bandwidth_ps <= 0) {
       retime(sim);
-      sim.schedule(sim.now() + profile.latency_ps, self, self, kCommDone, id);
+      sim.schedule(sim.now() + f.latency_ps, self, self, kCommDone, id);
       return;
     }
     if (plan_.hbm_Bps > 0) {

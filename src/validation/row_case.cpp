@@ -344,8 +344,10 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   m.tied_embeddings = gpt;
   m.norm = gpt ? workload::NormKind::kLayerNorm : workload::NormKind::kRmsNorm;
   m.dropout = gpt && system == System::kMegatron;
+  m.linear_biases = gpt && system == System::kMegatron;  // Megatron-LM's --add-bias-linear default
   out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
-                                      ", tied embeddings" + (m.dropout ? ", dropout 0.1 as Megatron-LM)" : ", no dropout)")
+                                      ", tied embeddings" +
+                                      (m.dropout ? ", linear biases and dropout 0.1 as Megatron-LM)" : ", no dropout)")
                                 : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
 
   Built b = build_topology(row, *f, *chips, catalog, out.assumptions);
@@ -384,6 +386,12 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (const auto z = zero_of(row.at("zero_or_fsdp"))) {
     fixed.zero = *z;
     p.zero = *z;
+  }
+  if (const auto how = zero3_collectives_of(row)) {
+    s.training.zero3_collectives = *how;
+    out.assumptions.push_back(
+        "ZeRO-3 as DeepSpeed ran it before 0.5.5 (the paper predates it): one synchronous collective per "
+        "parameter tensor, on lists of dp shards");
   }
   const std::string sp_cell = lower(row.at("cp_or_sp"));
   if (has(sp_cell, "sequence parallel") || (sp_cell.empty() && has(notes, "sequence parallel"))) {

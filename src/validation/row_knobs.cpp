@@ -68,6 +68,18 @@ std::optional<int> zero_of(const std::string& cell) {
   return std::nullopt;
 }
 
+std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& row) {
+  const std::string zero = lower(row.at("zero_or_fsdp"));
+  if (zero_of(zero) != 3 || !has(zero, "deepspeed")) return std::nullopt;
+  std::smatch m;
+  static const std::regex kArxiv(R"(arxiv:?\s*(\d{4})\.\d{4,5})");
+  const std::string source = lower(row.at("source"));
+  if (!std::regex_search(source, m, kArxiv)) return std::nullopt;
+  // DeepSpeed 0.5.5 (November 2021) gathers into flat buffers (#1188).
+  if (std::stoi(m[1]) >= 2111) return std::nullopt;
+  return parallelism::Zero3Collectives::kPerTensor;
+}
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column
 /// (Megatron pads the embedding table); a GPT-2 BPE vocabulary is 50257 tokens, padded by
 /// Megatron-LM to a multiple of 128 × tp.

@@ -30,6 +30,11 @@ std::optional<parallelism::Recompute> recompute_of(const std::string& cell);
 /// when it does not say.
 std::optional<int> zero_of(const std::string& cell);
 
+/// How the row's ZeRO-3 issued its collectives: DeepSpeed's ZeRO-3 in a paper dated (by its
+/// arXiv number) before November 2021 ran before DeepSpeed 0.5.5, per tensor on lists of
+/// shards (parallelism/zero3_collectives.hpp); nullopt otherwise (flat, the default).
+std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& row);
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
 /// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
 std::optional<long long> vocab_of(const CsvRow& row, long long tp);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace podsim::workload {
 
@@ -27,11 +28,14 @@ struct ModelSpec {
   /// Dropout on the attention probabilities and on both residual branches (Megatron-LM's GPT
   /// recipes train with it; LLaMA-style models and MaxText without). Costs memory passes.
   bool dropout = false;
+  /// The linear layers have biases (Megatron-LM's GPT: --add-bias-linear, its default; GPT-2
+  /// and GPT-3). LLaMA-style models, PaLM and MPT have none.
+  bool linear_biases = false;
 };
 
 /// Parameters by part.
 struct ParamCount {
-  double per_layer = 0;        ///< attention + MLP weights and biases-free norms
+  double per_layer = 0;        ///< attention + MLP weights (and biases), norms
   double layer_matmul = 0;     ///< per layer: the weight matrices only
   double embedding = 0;        ///< vocab × hidden (input)
   double output = 0;           ///< vocab × hidden if untied, else 0
@@ -41,8 +45,16 @@ struct ParamCount {
 };
 
 /// Counts parameters. Norms are counted (2·hidden for a layernorm with bias, hidden for
-/// rmsnorm); linear layers have no biases, as in the models podsim ships.
+/// rmsnorm); linear layers have biases only when model.linear_biases.
 ParamCount count_params(const ModelSpec& model);
+
+/// The parameter tensors of one transformer layer, in the order its forward first uses them,
+/// as Megatron-LM holds them (element counts, summing to ParamCount::per_layer): the norm's
+/// weight (and bias), the fused QKV matrix (and bias), the attention output projection (and
+/// bias), the second norm (none in a parallel block), the first MLP matrix (gate and up fused
+/// for SwiGLU, as Megatron's fc1), the second. What a framework that gathers or reduces
+/// tensor by tensor (DeepSpeed's ZeRO-3) issues one collective for.
+std::vector<double> layer_param_tensors(const ModelSpec& model);
 
 /// Matmul FLOPs per token, the standard "model FLOPs": 6 × (every weight matrix a token
 /// meets, the output projection included) + 12 · layers · seq_len · heads · head_dim for

@@ -171,6 +171,16 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   EXPECT_EQ(training({{"zero_or_fsdp", "ZeRO-1 equivalent (DeepSpeed BF16_Optimizer)"}}).search.fixed.zero, 1);
   EXPECT_FALSE(training({{"zero_or_fsdp", "DeepSpeed data parallel (ZeRO stage not re-verified here)"}})
                    .search.fixed.zero.has_value());
+  // DeepSpeed's ZeRO-3 in a paper dated (arXiv) before November 2021 ran per tensor (before
+  // DeepSpeed 0.5.5); a later paper's, or FSDP, gathers flat buffers.
+  const auto z3 = [&](const std::string& source, const std::string& zero) {
+    return training({{"source", source}, {"zero_or_fsdp", zero}}).scenario.training.zero3_collectives;
+  };
+  using parallelism::Zero3Collectives;
+  EXPECT_EQ(z3("Narayanan et al. SC21 (arXiv 2104.04473)", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kPerTensor);
+  EXPECT_EQ(z3("A later paper (arXiv 2305.01234)", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
+  EXPECT_EQ(z3("Narayanan et al. SC21 (arXiv 2104.04473)", "PyTorch FSDP FULL_SHARD"), Zero3Collectives::kFlat);
+  EXPECT_EQ(z3("No date", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4

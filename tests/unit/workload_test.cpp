@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "workload/activation_sizes.hpp"
 #include "workload/layer_ops.hpp"
+#include "workload/model_spec.hpp"
 
 namespace podsim::workload {
 namespace {
@@ -143,6 +145,36 @@ TEST(Precision, Fp8AddsTransformerEnginesCastsAroundEveryLinearGemm) {
   int linear = 0;
   for (const auto& i : fp8.forward) linear += i.math == MathClass::kLinear;
   EXPECT_EQ(linear, 4);
+}
+
+TEST(Params, TensorsOfALayerSumToItsParametersInForwardOrder) {
+  // LLaMA-style: RMSNorm (h), fused QKV h·(32 + 2·8)·128, output 32·128·h, RMSNorm, fused
+  // gate and up h·2·ffn, down ffn·h — six tensors, no biases.
+  ModelSpec m = llama();
+  const double h = 4096;
+  std::vector<double> expected{h, h * 48 * 128, 32 * 128 * h, h, h * 2 * 11008, 11008 * h};
+  EXPECT_EQ(layer_param_tensors(m), expected);
+  // A Megatron GPT layer: layernorms with biases and biased linears, twelve tensors.
+  m.mlp = MlpKind::kGelu;
+  m.ffn_hidden = 4 * 4096;
+  m.kv_heads = 32;
+  m.norm = NormKind::kLayerNorm;
+  m.linear_biases = true;
+  expected = {h, h, h * 96 * 128, 96 * 128, 32 * 128 * h, h, h, h, h * 16384, 16384, 16384 * h, h};
+  EXPECT_EQ(layer_param_tensors(m), expected);
+  // Biases add (heads + 2·kv)·head_dim + h + ffn + h parameters and nothing else.
+  const double with = count_params(m).per_layer;
+  m.linear_biases = false;
+  EXPECT_DOUBLE_EQ(with - count_params(m).per_layer, 96 * 128 + h + 16384 + h);
+  for (const bool parallel : {false, true}) {
+    for (const bool biases : {false, true}) {
+      m.parallel_block = parallel;
+      m.linear_biases = biases;
+      double sum = 0;
+      for (const double n : layer_param_tensors(m)) sum += n;
+      EXPECT_DOUBLE_EQ(sum, count_params(m).per_layer) << parallel << biases;
+    }
+  }
 }
 
 }  // namespace

@@ -10,15 +10,13 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) an overall guard: MAPE <= 13.5 %.
+  (e) guards: MAPE <= 8 % overall and <= 14.5 % for every hardware family.
 
-The guard in (e) is the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
-every hardware family, issue 8): 12.4 % with one fitted matmul efficiency per generation
-(docs/calibration.md), 7.5 % on the 46 rows the constants were fitted on and 17.7 % on the 42
-later rows no constant saw. Most of the gap is SC21 Table 2's three ZeRO-3 (DeepSpeed 2021) rows
-at +32 %, +112 % and +306 %, whose measured throughput collapses with scale at a fixed batch; the
-mechanism that loses it is not modelled (docs/calibration.md, "Result"). Without them the
-model is at 7.5 %.
+The guards in (e) are the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
+every hardware family, issue 8): 7.5 % overall with one fitted matmul efficiency per generation
+(docs/calibration.md); every family but H100 within 8 % (A100 7.6 %, H200 1.4 %, TPU v5e 7.7 %,
+TPU v5p 5.2 %). H100 is at 13.8 %: its three MPT rows without activation checkpointing are
+predicted 20-32 % fast (docs/calibration.md, "Result").
 """
 import json
 import subprocess
@@ -59,9 +57,12 @@ for r in fig1:
     if abs(r["error"]) > 0.05:
         failures.append(f"{r['id']}: activation memory {r['predicted']:.2f} GiB vs {r['measured']:.2f} (> 5 %)")
 
-# (e) loose guard, to be tightened by the calibration (see the docstring)
-if report["mape"] > 0.135:
-    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 13.5 %")
+# (e) guards at the accuracy reached (see the docstring)
+if report["mape"] > 0.08:
+    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 8 %")
+for family, mape in report["mape_by_family"].items():
+    if mape > 0.145:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 14.5 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))

@@ -1,0 +1,41 @@
+#include "parallelism/zero3_collectives.hpp"
+
+#include "parallelism/parallel_spec.hpp"
+
+#include <algorithm>
+
+namespace podsim::parallelism {
+
+const char* zero3_collectives_name(Zero3Collectives z) {
+  return z == Zero3Collectives::kPerTensor ? "per-tensor" : "flat";
+}
+
+PerTensorCalls per_tensor_calls(std::span<const double> tensors, bool adjacent, bool recomputed) {
+  PerTensorCalls calls;
+  // Elements of the block used after each tensor in its forward.
+  std::vector<double> after(tensors.size(), 0.0);
+  for (std::size_t i = tensors.size(); i-- > 1;) after[i - 1] = after[i] + tensors[i];
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const double n = tensors[i];
+    calls.reduce.push_back(n);
+    if (n < kPersistenceThreshold) continue;  // kept whole: never gathered
+    calls.forward.push_back(n);
+    if (recomputed) calls.recompute.push_back(n);
+    // Between this tensor's last forward use and its backward: the forward and the backward
+    // of the tensors after it in the block (stage3.py's reuse distance, in elements).
+    const bool kept = adjacent && 2.0 * after[i] < kMaxReuseDistance;
+    if (!kept) calls.backward.push_back(n);
+  }
+  // The backward runs the block's modules in reverse order.
+  std::reverse(calls.backward.begin(), calls.backward.end());
+  std::reverse(calls.reduce.begin(), calls.reduce.end());
+  return calls;
+}
+
+SimTime list_copies_ps(int dp, double bytes, const hardware::ChipSpec& chip) {
+  const double hbm = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
+  const SimTime moved = hbm > 0 ? transfer_time_ps(2.0 * bytes, hbm) : 0;
+  return static_cast<SimTime>(dp) * chip.efficiency.op_overhead_ps + moved;
+}
+
+}  // namespace podsim::parallelism
