@@ -59,10 +59,15 @@ struct Precision {
   /// bits, bf16 when it is 8 bits (Transformer Engine keeps them in bf16).
   std::optional<hardware::DType> activations;
   bool fp8_attention = false;  ///< the attention core's matmuls in fp8 too (TE recipe fp8_dpa; off by default)
+  /// Data-parallel gradient reductions (Megatron-LM with bf16 reduces in fp32; FSDP's
+  /// MixedPrecision.reduce_dtype); unset: `comm`.
+  std::optional<hardware::DType> reduce;
 };
 
 /// The activations dtype of `p` (see Precision::activations).
 hardware::DType activation_dtype(const Precision& p);
+/// The dtype data-parallel gradient reductions move (see Precision::reduce).
+hardware::DType reduce_dtype(const Precision& p);
 /// The dtype the attention core's matmuls run in.
 hardware::DType attention_dtype(const Precision& p);
 

@@ -101,6 +101,8 @@ hardware::DType activation_dtype(const Precision& p) {
 
 hardware::DType attention_dtype(const Precision& p) { return p.fp8_attention ? p.compute : activation_dtype(p); }
 
+hardware::DType reduce_dtype(const Precision& p) { return p.reduce.value_or(p.comm); }
+
 std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p) {
   auto preferred = [&](const char* name) {
     const auto it = p.mesh.find(name);

@@ -57,6 +57,7 @@ struct Context {
   double embedding_params = 0;
   double head_params = 0;    // the output projection when it has its own weights on that stage
   double comm_bytes = 0;     // per value moved
+  double reduce_bytes = 0;   // per gradient value a data-parallel reduction moves
   // training.zero3_collectives = per-tensor: each block's collectives, tensor by tensor.
   PerTensorCalls layer_calls{}, embedding_calls{}, head_calls{};
 };
@@ -287,7 +288,8 @@ class StageBuilder {
   /// turn on the compute stream with its list copies (zero3_collectives.hpp).
   void blocking_calls(CommOp op, const std::vector<double>& elements, ComputeCategory category) {
     for (const double n : elements) {
-      Task t = collective(Stream::kCompute, CommAxis::kDp, op, n * c_.comm_bytes);
+      Task t = collective(Stream::kCompute, CommAxis::kDp, op,
+                          n * (op == CommOp::kReduceScatter ? c_.reduce_bytes : c_.comm_bytes));
       t.category = category;
       t.duration_ps = list_copies_ps(c_.parallel.dp, t.bytes, c_.chip);
       last_ = p_.add(t);
@@ -322,7 +324,7 @@ class StageBuilder {
     if (zero3()) {
       // FSDP reduce-scatters every microbatch's gradients as they come.
       reductions_.push_back(
-          p_.add(collective(Stream::kDpReduce, CommAxis::kDp, CommOp::kReduceScatter, params * c_.comm_bytes), {last_}));
+          p_.add(collective(Stream::kDpReduce, CommAxis::kDp, CommOp::kReduceScatter, params * c_.reduce_bytes), {last_}));
       return;
     }
     if (final_microbatch) ready_grads_.push_back({params, last_});
@@ -409,14 +411,14 @@ class StageBuilder {
       auto flush = [&] {
         if (bucket <= 0) return;
         const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
-        reductions_.push_back(p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, bucket * c_.comm_bytes),
+        reductions_.push_back(p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, bucket * c_.reduce_bytes),
                                      {c_.training.overlap.dp_reduce ? dep : last_backward_}));
         bucket = 0;
       };
       for (const auto& [params, task] : ready_grads_) {
         bucket += params;
         dep = task;
-        if (bucket * c_.comm_bytes >= c_.training.dp_bucket_bytes) flush();
+        if (bucket * c_.reduce_bytes >= c_.training.dp_bucket_bytes) flush();
       }
       flush();
     }
@@ -425,7 +427,7 @@ class StageBuilder {
     const bool first = stage_ == 0;
     const bool last = stage_ == c_.parallel.pp - 1;
     if (c_.model.tied_embeddings && c_.parallel.pp > 1 && (first || last)) {
-      Task t = collective(Stream::kOther, CommAxis::kOther, CommOp::kAllReduce, c_.embedding_params * c_.comm_bytes);
+      Task t = collective(Stream::kOther, CommAxis::kOther, CommOp::kAllReduce, c_.embedding_params * c_.reduce_bytes);
       t.peer = first ? c_.parallel.pp - 1 : 0;
       reductions_.push_back(p_.add(t, {tied_sync_dep_}));
     }
@@ -534,6 +536,7 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   c.vs_layers = virtual_stage_layers(model, parallel);
   const auto& prec = training.precision;
   c.comm_bytes = hardware::dtype_bytes(prec.comm);
+  c.reduce_bytes = hardware::dtype_bytes(reduce_dtype(prec));
 
   const workload::Slicing slicing = slicing_of(parallel, training);
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);

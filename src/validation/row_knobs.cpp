@@ -11,13 +11,19 @@ parallelism::Precision precision_of(const std::string& text, std::vector<std::st
   using hardware::DType;
   if (has(text, "fp16")) {
     // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
-    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false};
+    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false, std::nullopt};
+  }
+  if (has(text, "amp_bf16") && !has(text, "pure")) {
+    // Composer's automatic mixed precision under FSDP takes mixed_precision DEFAULT (llm-foundry's
+    // default): bf16 weights gathered, gradients reduced in fp32 (composer #2047, March 2023).
+    assumptions.push_back("amp_bf16: FSDP mixed_precision DEFAULT, gradients reduced in fp32 (Composer)");
+    return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, DType::kFp32};
   }
   if (has(text, "fp32 weights") || has(text, "fp32")) {
-    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false};
+    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
   }
   if (text.empty()) assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state (not given)");
-  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false};
+  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
 }
 
 System system_of(const CsvRow& row) {

@@ -181,6 +181,9 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   EXPECT_EQ(z3("A later paper (arXiv 2305.01234)", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
   EXPECT_EQ(z3("Narayanan et al. SC21 (arXiv 2104.04473)", "PyTorch FSDP FULL_SHARD"), Zero3Collectives::kFlat);
   EXPECT_EQ(z3("No date", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
+  // Composer's amp_bf16 under FSDP (mixed_precision DEFAULT) reduces gradients in fp32; PURE in bf16.
+  EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.reduce, hardware::DType::kFp32);
+  EXPECT_FALSE(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.reduce.has_value());
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4

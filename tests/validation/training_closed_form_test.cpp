@@ -101,6 +101,32 @@ TEST(DataParallelClosedForm, StepIsMicrobatchesTimesForwardBackwardPlusExposedAl
   EXPECT_EQ(category(s, TimeCategory::kCommDp), allreduce);
   EXPECT_EQ(r.step_ps, compute(s) + allreduce + category(s, TimeCategory::kOptimizer));
   EXPECT_EQ(category(s, TimeCategory::kBubble) + category(s, TimeCategory::kIdle), 0);
+  // Gradients reduced in fp32 (precision.reduce, as Megatron-LM does with bf16): the same step
+  // with twice the all-reduce's bytes.
+  t.precision.reduce = hardware::DType::kFp32;
+  const auto fp32 = run(model, par, t, comm);
+  const SimTime allreduce32 = comm.cost(grad_bytes * 2);
+  EXPECT_EQ(category(fp32.stages.front(), TimeCategory::kCommDp), allreduce32);
+  EXPECT_EQ(fp32.step_ps - r.step_ps, allreduce32 - allreduce);
+}
+
+TEST(DataParallelClosedForm, Fp32ReductionsDoubleOnlyTheGradientCollectives) {
+  // ZeRO-3: the weights' all-gathers stay in `comm` (bf16), the gradients' reduce-scatters
+  // move `reduce` (fp32): each twice the bytes of the gather for the same parameters.
+  ParallelSpec par;
+  par.dp = 4;
+  par.zero = 3;
+  TrainingSpec t;
+  t.global_batch = 4;
+  t.precision.reduce = hardware::DType::kFp32;
+  const auto plan = parallelism::build_step(uniform_model(2), chip(), par, t);
+  double gathered = 0, reduced = 0;
+  for (const auto& task : plan.stages[0].tasks) {
+    if (task.kind != parallelism::TaskKind::kCollective) continue;
+    (task.op == parallelism::CommOp::kAllGather ? gathered : reduced) += task.bytes;
+  }
+  ASSERT_GT(reduced, 0);
+  EXPECT_DOUBLE_EQ(reduced, gathered);  // one pass of 4-byte values against two of 2-byte ones
 }
 
 TEST(DataParallelClosedForm, OverlapHidesTheReductionBehindTheBackward) {
@@ -166,7 +192,7 @@ TEST(MemoryClosedForm, ModelStateMatchesTheZeroTable) {
   TrainingSpec t;
   t.global_batch = 64;
   t.precision = {hardware::DType::kFp16, hardware::DType::kFp16, hardware::DType::kFp16, hardware::DType::kFp32,
-                 hardware::DType::kFp16, std::nullopt, false};
+                 hardware::DType::kFp16, std::nullopt, false, std::nullopt};
   const double expected[] = {16 * psi, 4 * psi + 12 * psi / nd, 2 * psi + 14 * psi / nd, 16 * psi / nd};
   for (int zero = 0; zero <= 3; ++zero) {
     par.zero = zero;

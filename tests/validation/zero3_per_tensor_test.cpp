@@ -18,6 +18,21 @@ using parallelism::PerTensorCalls;
 using parallelism::Stream;
 using parallelism::TaskKind;
 
+ParallelSpec dp4_zero3() {
+  ParallelSpec par;
+  par.dp = 4;
+  par.zero = 3;
+  return par;
+}
+
+/// One microbatch per replica (dp 4), ZeRO-3 collectives per tensor.
+TrainingSpec one_microbatch_per_tensor() {
+  TrainingSpec t;
+  t.global_batch = 4;
+  t.zero3_collectives = parallelism::Zero3Collectives::kPerTensor;
+  return t;
+}
+
 TEST(Zero3PerTensor, SmallTensorsPersistAndNearReuseKeepsTheGather) {
   // Tensors under 10^5 elements are never gathered, but every gradient is reduced.
   const std::vector<double> tensors{5e4, 6e8, 2e8, 3e8};
@@ -52,12 +67,8 @@ TEST(Zero3PerTensor, EveryCollectiveAndItsCopiesTakeTheirTurnWithCompute) {
   const auto model = uniform_model(4);
   hardware::ChipSpec c = chip();
   c.efficiency.op_overhead_ps = 10'000'000;
-  ParallelSpec par;
-  par.dp = 4;
-  par.zero = 3;
-  TrainingSpec t;
-  t.global_batch = 4;
-  t.zero3_collectives = parallelism::Zero3Collectives::kPerTensor;
+  const ParallelSpec par = dp4_zero3();
+  TrainingSpec t = one_microbatch_per_tensor();
   ClosedFormComm comm(1'000'000, 100e9);
   const auto plan = parallelism::build_step(model, c, par, t);
   std::size_t calls = 0;
@@ -88,12 +99,8 @@ TEST(Zero3PerTensor, OnlyARecomputeThatReRunsLinearLayersGathersAgain) {
   // this layer's matrices (under 10^8 elements each, 2 × their sum under 10^9) then stay for
   // the backward.
   const auto model = uniform_model(4);
-  ParallelSpec par;
-  par.dp = 4;
-  par.zero = 3;
-  TrainingSpec t;
-  t.global_batch = 4;
-  t.zero3_collectives = parallelism::Zero3Collectives::kPerTensor;
+  const ParallelSpec par = dp4_zero3();
+  TrainingSpec t = one_microbatch_per_tensor();
   const auto calls = [&](parallelism::Recompute r) {
     t.recompute = r;
     std::size_t n = 0;
