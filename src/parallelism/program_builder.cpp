@@ -58,8 +58,7 @@ struct Context {
   double head_params = 0;    // the output projection when it has its own weights on that stage
   double comm_bytes = 0;     // per value moved
   double reduce_bytes = 0;   // per gradient value a data-parallel reduction moves
-  // training.zero3_collectives = per-tensor: each block's collectives, tensor by tensor.
-  PerTensorCalls layer_calls{}, embedding_calls{}, head_calls{};
+  PerTensorPlan per_tensor{};  // training.zero3_collectives = per-tensor: each block's collectives
 };
 
 /// The blocks ZeRO-3 gathers parameters for.
@@ -80,22 +79,6 @@ EdgeParams edge_params(const workload::ModelSpec& model, const ParallelSpec& par
       model.tied_embeddings ? (parallel.pp > 1 ? p.embedding : 0.0) : p.output;
   e.head = projection / parallel.tp + p.final_norm;
   return e;
-}
-
-/// The parameter tensors of the embedding and of the head on their stages (elements per
-/// chip, forward order), summing to EdgeParams' counts.
-std::pair<std::vector<double>, std::vector<double>> edge_tensors(const workload::ModelSpec& model,
-                                                                 const ParallelSpec& parallel) {
-  const workload::ParamCount p = workload::count_params(model);
-  std::vector<double> embedding{p.embedding / parallel.tp};
-  if (p.position > 0) embedding.push_back(p.position);
-  std::vector<double> head;
-  const double norm = model.hidden;
-  head.push_back(norm);
-  if (p.final_norm > norm) head.push_back(p.final_norm - norm);  // a layernorm's bias
-  const double projection = model.tied_embeddings ? (parallel.pp > 1 ? p.embedding : 0.0) : p.output;
-  if (projection > 0) head.push_back(projection / parallel.tp);
-  return {embedding, head};
 }
 
 /// A collective task on `stream`.
@@ -173,7 +156,7 @@ class StageBuilder {
   std::size_t zero3_tasks_per_layer() const {
     if (!zero3()) return 0;
     if (!per_tensor()) return 3;
-    const PerTensorCalls& k = c_.layer_calls;
+    const PerTensorCalls& k = c_.per_tensor.layer;
     return k.forward.size() + k.recompute.size() + k.backward.size() + k.reduce.size();
   }
   /// ZeRO-1/2 with data parallelism: the optimizer state is sharded and the updated weights gathered.
@@ -281,7 +264,8 @@ class StageBuilder {
     return b == Block::kLayer ? c_.layer_params : b == Block::kEmbedding ? c_.embedding_params : c_.head_params;
   }
   const PerTensorCalls& calls_of(Block b) const {
-    return b == Block::kLayer ? c_.layer_calls : b == Block::kEmbedding ? c_.embedding_calls : c_.head_calls;
+    const PerTensorPlan& t = c_.per_tensor;
+    return b == Block::kLayer ? t.layer : b == Block::kEmbedding ? t.embedding : t.head;
   }
 
   /// Per-tensor ZeRO-3: one collective per tensor of `elements` (per chip), each taking its
@@ -364,9 +348,9 @@ class StageBuilder {
     }
     for (int l = 0; l < c_.vs_layers[static_cast<std::size_t>(vs)]; ++l) {
       if (per_tensor()) {
-        blocking_calls(CommOp::kAllGather, c_.layer_calls.recompute, ComputeCategory::kRecompute);
+        blocking_calls(CommOp::kAllGather, c_.per_tensor.layer.recompute, ComputeCategory::kRecompute);
         run(c_.layer_recompute, ComputeCategory::kRecompute);
-        blocking_calls(CommOp::kAllGather, c_.layer_calls.backward, ComputeCategory::kBackward);
+        blocking_calls(CommOp::kAllGather, c_.per_tensor.layer.backward, ComputeCategory::kBackward);
         run(c_.layer_backward, ComputeCategory::kBackward);
         gradients_ready(Block::kLayer, final_microbatch);
         continue;
@@ -569,17 +553,12 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   c.embedding_params = edge.embedding;
   c.head_params = edge.head;
   if (parallel.zero == 3 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
-    std::vector<double> tensors = workload::layer_param_tensors(model);
-    for (double& n : tensors) n /= parallel.tp;
-    const auto [embedding, head] = edge_tensors(model, parallel);
     // The recompute forward fetches weights when it re-runs a linear layer (full recompute; not
     // selective recompute, which re-runs only the attention core).
-    const bool recomputed = std::any_of(remat.rerun.begin(), remat.rerun.end(), [](const workload::WorkItem& w) {
+    const bool refetch = std::any_of(remat.rerun.begin(), remat.rerun.end(), [](const workload::WorkItem& w) {
       return w.math == workload::MathClass::kLinear;
     });
-    c.layer_calls = per_tensor_calls(tensors, recomputed, recomputed);
-    c.embedding_calls = per_tensor_calls(embedding, false, false);
-    c.head_calls = per_tensor_calls(head, true, false);
+    c.per_tensor = per_tensor_plan(model, parallel.tp, c.embedding_params, c.head_params, refetch);
   }
 
   StepPlan plan;

@@ -32,6 +32,21 @@ PerTensorCalls per_tensor_calls(std::span<const double> tensors, bool adjacent, 
   return calls;
 }
 
+PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double embedding_params,
+                              double head_params, bool recompute_gathers) {
+  std::vector<double> layer = workload::layer_param_tensors(model);
+  for (double& n : layer) n /= tp;
+  const workload::ParamCount p = workload::count_params(model);
+  std::vector<double> embedding{embedding_params - p.position};
+  if (p.position > 0) embedding.push_back(p.position);
+  const double norm = model.hidden;
+  std::vector<double> head{norm};
+  if (p.final_norm > norm) head.push_back(p.final_norm - norm);  // a layernorm's bias
+  if (head_params - p.final_norm >= 1) head.push_back(head_params - p.final_norm);
+  return {per_tensor_calls(layer, recompute_gathers, recompute_gathers), per_tensor_calls(embedding, false, false),
+          per_tensor_calls(head, true, false)};
+}
+
 SimTime list_copies_ps(int dp, double bytes, const hardware::ChipSpec& chip) {
   const double hbm = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
   const SimTime moved = hbm > 0 ? transfer_time_ps(2.0 * bytes, hbm) : 0;

@@ -28,6 +28,7 @@
 
 #include "hardware/chip_spec.hpp"
 #include "util/sim_time.hpp"
+#include "workload/model_spec.hpp"
 
 namespace podsim::parallelism {
 
@@ -51,6 +52,21 @@ struct PerTensorCalls {
 /// kMaxReuseDistance; otherwise the rest of the model lies between, and the backward gathers
 /// every tensor again. `recomputed`: the block runs a recompute forward, which gathers.
 PerTensorCalls per_tensor_calls(std::span<const double> tensors, bool adjacent, bool recomputed);
+
+/// The per-tensor collectives of every block of a step.
+struct PerTensorPlan {
+  PerTensorCalls layer;
+  PerTensorCalls embedding;
+  PerTensorCalls head;
+};
+
+/// The per-tensor collectives of `model` split over `tp`, whose embedding and head hold
+/// `embedding_params` and `head_params` per chip on their stages: a layer's tensors as
+/// workload::layer_param_tensors lists them; the embedding's table, then learned positions; the
+/// head's final norm (weight, bias), then its projection when the stage holds one.
+/// `recompute_gathers`: the recompute forward re-runs linear layers, so it fetches their weights.
+PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double embedding_params,
+                              double head_params, bool recompute_gathers);
 
 /// What a list-form collective of `bytes` on `dp` chips costs beside its transfer: dp copies,
 /// each one of the chip's operations (op_overhead_ps), moving the buffer once through HBM
