@@ -86,7 +86,10 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
       // fp32 logits and their gradient for the microbatch being run backwards.
       mem.temporary += 2 * 4.0 * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
     }
-    if (p.dp > 1 && p.zero < 3) mem.temporary += std::min(t.dp_bucket_bytes, params * dtype_bytes(prec.comm));
+    // One gradient bucket, in the dtype the reduction moves.
+    if (p.dp > 1 && p.zero < 3) {
+      mem.temporary += std::min(t.dp_bucket_bytes, params * dtype_bytes(parallelism::reduce_dtype(prec)));
+    }
     // ZeRO-3: the layer computing and the fsdp_prefetch layers gathered ahead of it.
     if (p.zero == 3 && p.dp > 1) {
       mem.temporary += (t.overlap.fsdp_prefetch + 1.0) * layer_params * dtype_bytes(prec.comm);

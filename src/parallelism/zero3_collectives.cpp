@@ -1,5 +1,6 @@
 #include "parallelism/zero3_collectives.hpp"
 
+#include "hardware/compute_model.hpp"
 #include "parallelism/parallel_spec.hpp"
 
 #include <algorithm>
@@ -48,9 +49,10 @@ PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double e
 }
 
 SimTime list_copies_ps(int dp, double bytes, const hardware::ChipSpec& chip) {
-  const double hbm = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
-  const SimTime moved = hbm > 0 ? transfer_time_ps(2.0 * bytes, hbm) : 0;
-  return static_cast<SimTime>(dp) * chip.efficiency.op_overhead_ps + moved;
+  // Each copy is one operation on the chip moving its shard through HBM (read and written);
+  // with no FLOPs the dtype is never consulted.
+  const hardware::OpCost copy{0, 0, 0, 0, 2.0 * bytes / dp};
+  return static_cast<SimTime>(dp) * hardware::op_time(chip, hardware::DType::kBf16, copy).time_ps;
 }
 
 }  // namespace podsim::parallelism

@@ -69,8 +69,8 @@ PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double e
                               double head_params, bool recompute_gathers);
 
 /// What a list-form collective of `bytes` on `dp` chips costs beside its transfer: dp copies,
-/// each one of the chip's operations (op_overhead_ps), moving the buffer once through HBM
-/// (read and written).
+/// each one of the chip's operations (hardware::op_time: its per-op overhead, and its shard
+/// read and written through HBM).
 SimTime list_copies_ps(int dp, double bytes, const hardware::ChipSpec& chip);
 
 }  // namespace podsim::parallelism
