@@ -9,6 +9,7 @@ const char* tp_overlap_name(TpOverlap o) {
 OverlapSpec default_overlap(const hardware::ChipSpec& chip) {
   OverlapSpec o;
   o.tp = chip.stack == hardware::SoftwareStack::kXla ? TpOverlap::kCollectiveMatmul : TpOverlap::kNone;
+  o.dp_serial = chip.stack != hardware::SoftwareStack::kXla;
   return o;
 }
 

@@ -102,6 +102,11 @@ struct OverlapSpec {
   /// Reduce gradient buckets while the backward runs, each when its last gradient is final
   /// (DDP, Megatron-LM's --overlap-grad-reduce); off: all after the backward.
   bool dp_reduce = true;
+  /// The data-parallel gathers and reductions run one at a time, in the order they became
+  /// ready: NCCL runs the kernels of one communicator in launch order whatever stream they are
+  /// launched on (enqueue.cc), and PyTorch FSDP, DDP and Megatron-LM issue both on the one
+  /// data-parallel process group. Off: the two streams run side by side (XLA).
+  bool dp_serial = false;
 };
 
 /// How the framework issues ZeRO-3's collectives (`training.zero3_collectives`;

@@ -566,6 +566,7 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   plan.replicas_per_stage = static_cast<std::uint32_t>(parallel.dp * parallel.tp);
   plan.compute_units = chip.sms;
   plan.hbm_Bps = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
+  plan.dp_serial = training.overlap.dp_serial;
   plan.tokens_per_step = double(training.global_batch) * training.seq_len;
   plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;
   for (int s = 0; s < parallel.pp; ++s) {

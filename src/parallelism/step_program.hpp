@@ -107,6 +107,9 @@ struct StepPlan {
   /// The HBM bandwidth memory-bound ops run at (bytes/s: HBM bandwidth × memory efficiency),
   /// which communication's traffic shares; 0: not shared (tests' constant-rate compute).
   double hbm_Bps = 0;
+  /// The collectives of the dp gather and dp reduce streams share one communicator and run one
+  /// at a time, the first ready first (OverlapSpec::dp_serial).
+  bool dp_serial = false;
 };
 
 }  // namespace podsim::parallelism

@@ -188,6 +188,9 @@ class Executor final : public core::EventHandler {
     double memory_fraction = 0;
     Progress work;
     std::uint64_t version = 0;
+    /// When the head task was first found ready to start (kNotDone: not yet): the order in
+    /// which collectives that share a communicator take their turns (StepPlan::dp_serial).
+    SimTime ready_since = kNotDone;
   };
   struct Arrival {
     SimTime at = 0;
@@ -225,6 +228,8 @@ class Executor final : public core::EventHandler {
     std::array<int, kCommAxes> in_flight{};         // communications per axis now running
     std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
     ChipSharing sharing{0, 0};                      // what communication takes from compute
+    bool dp_busy = false;                           // dp_serial: a gather or reduce is running
+    std::uint32_t dp_last = kNoTask;                // … the last one that finished
     StageResult result;
   };
 
@@ -237,6 +242,7 @@ class Executor final : public core::EventHandler {
     StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
     ++stream.next;
     stream.deps_checked = 0;
+    stream.ready_since = kNotDone;
     if (t.stream == Stream::kCompute) st.compute_free_since = now;
   }
 
@@ -288,6 +294,29 @@ class Executor final : public core::EventHandler {
     return true;
   }
 
+  /// Whether `t` is a collective of the data-parallel communicator its gathers and reductions
+  /// share when they run one at a time (StepPlan::dp_serial).
+  bool on_dp_communicator(const Task& t) const {
+    return plan_.dp_serial && t.kind == TaskKind::kCollective &&
+           (t.stream == Stream::kDpGather || t.stream == Stream::kDpReduce);
+  }
+
+  /// Whether `t`, ready at the head of `stream`, may take the data-parallel communicator now:
+  /// it is free, and the other stream's head has not been waiting for it longer (a tie goes
+  /// to the task built first). NCCL runs a communicator's kernels in the order they were
+  /// launched; the framework launches each when it becomes ready.
+  bool dp_turn(State& st, std::size_t stream_index, std::uint32_t index, SimTime now) const {
+    StreamState& stream = st.streams[stream_index];
+    if (stream.ready_since == kNotDone) stream.ready_since = now;
+    if (st.dp_busy) return false;
+    const auto other_index =
+        static_cast<std::size_t>(stream_index == static_cast<std::size_t>(Stream::kDpGather) ? Stream::kDpReduce
+                                                                                           : Stream::kDpGather);
+    const StreamState& other = st.streams[other_index];
+    if (other.busy || other.ready_since == kNotDone || other.next == other.tasks.size()) return true;
+    return std::pair(stream.ready_since, index) < std::pair(other.ready_since, other.tasks[other.next]);
+  }
+
   SimTime latest_dep(const State& st, const parallelism::StageProgram& program, const Task& t) const {
     SimTime latest = 0;
     for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) latest = std::max(latest, st.finish[program.deps[k]]);
@@ -315,6 +344,8 @@ class Executor final : public core::EventHandler {
     const Task& t = program.tasks[index];
     if (!deps_done(st, stream, program, t)) return Started::kNo;
     const SimTime now = sim.now();
+    const bool shares_communicator = on_dp_communicator(t);
+    if (shares_communicator && !dp_turn(st, stream_index, index, now)) return Started::kNo;
     const auto self = static_cast<core::EntityId>(s);
     const bool on_compute = t.stream == Stream::kCompute;
     // What it waited for last: its stream's previous task, or a dependency (time 0: nothing).
@@ -328,6 +359,7 @@ class Executor final : public core::EventHandler {
     };
     if (stream.next > 0) consider(stream.tasks[stream.next - 1]);
     for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) consider(program.deps[k]);
+    if (shares_communicator && st.dp_last != kNoTask) consider(st.dp_last);
 
     switch (t.kind) {
       case TaskKind::kRecv: {
@@ -462,6 +494,7 @@ class Executor final : public core::EventHandler {
     State& st = stages_[s];
     const Task& t = plan_.stages[s].tasks[index];
     st.streams[static_cast<std::size_t>(t.stream)].busy = true;
+    if (on_dp_communicator(t)) st.dp_busy = true;
     const auto axis = static_cast<std::size_t>(t.axis);
     if (st.in_flight[axis]++ == 0) st.busy_since[axis] = sim.now();
     // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
@@ -548,6 +581,10 @@ class Executor final : public core::EventHandler {
       const auto self = static_cast<core::EntityId>(f.stage);
       sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage,
                    (std::uint64_t{f.task} << 32) | t.message, static_cast<std::uint64_t>(latest_dep(st, program, t)));
+    }
+    if (on_dp_communicator(t)) {
+      st.dp_busy = false;
+      st.dp_last = f.task;
     }
     finish(f.stage, f.task, now);
     st.streams[static_cast<std::size_t>(t.stream)].busy = false;

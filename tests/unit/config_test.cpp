@@ -270,13 +270,17 @@ TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {
   EXPECT_FALSE(gpu.param_gather);
   EXPECT_EQ(gpu.fsdp_prefetch, 1);
   EXPECT_TRUE(gpu.dp_reduce);
+  EXPECT_TRUE(gpu.dp_serial);  // NCCL: one communicator
+  EXPECT_FALSE(load_scenario("tpu.yaml").scenario.training.overlap.dp_serial);
   write("set.yaml", scenario("tpu-v4.yaml", "tpu-v4-4x4x4.yaml",
-                             ", overlap: { tp: none, param_gather: true, fsdp_prefetch: 3, dp_reduce: false }"));
+                             ", overlap: { tp: none, param_gather: true, fsdp_prefetch: 3, dp_reduce: false, "
+                             "dp_serial: true }"));
   const auto set = load_scenario("set.yaml").scenario.training.overlap;
   EXPECT_EQ(set.tp, parallelism::TpOverlap::kNone);
   EXPECT_TRUE(set.param_gather);
   EXPECT_EQ(set.fsdp_prefetch, 3);
   EXPECT_FALSE(set.dp_reduce);
+  EXPECT_TRUE(set.dp_serial);
 }
 
 TEST_F(ConfigFiles, DpAutoIsWhatTensorAndPipelineDegreesLeave) {

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "closed_form_support.hpp"
 #include "memory/memory_model.hpp"
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/overlap.hpp"
+#include "runtime/input_pipeline.hpp"
 #include "workload/layer_ops.hpp"
 
 namespace podsim {
@@ -184,6 +187,53 @@ TEST(FsdpPrefetch, ZeroExposesEveryGatherAndDeeperPrefetchHoldsMoreLayers) {
   t.overlap.fsdp_prefetch = 3;
   const auto mem_three = memory::stage_memory(model, chip(), par, t);
   EXPECT_DOUBLE_EQ(mem_three[0].temporary - mem_one[0].temporary, 2 * layer_bytes);
+}
+
+TEST(DpSerial, RunsTheGathersAndReductionsOfOneCommunicatorOneAtATime) {
+  // ZeRO-3 with collectives far slower than the layers: side by side, the gather and reduce
+  // streams overlap each other; on one communicator (NCCL) no two of them are ever in flight
+  // together, so the step lasts at least the sum of their times. Links are not shared here
+  // (ClosedFormComm without sharing), so only the rule can make them wait.
+  ClosedFormComm comm(1'000'000, 2e9);
+  const auto model = uniform_model(4);
+  ParallelSpec par;
+  par.dp = 4;
+  par.zero = 3;
+  TrainingSpec t;
+  t.global_batch = 8;  // two microbatches: the reductions of the first meet the gathers of the second
+  const auto side_by_side = run(model, par, t, comm);
+  t.overlap.dp_serial = true;
+  const auto plan = parallelism::build_step(model, chip(), par, t);
+  ASSERT_TRUE(plan.dp_serial);
+  runtime::InputPipeline input(t.input, t.micro_batch);
+  const auto serial = runtime::execute_step(plan, comm, input, runtime::Recording::kTimeline);
+  expect_exact_partition(serial);
+
+  SimTime sum = 0;
+  for (const auto& task : plan.stages[0].tasks) {
+    const bool dp = task.stream == parallelism::Stream::kDpGather || task.stream == parallelism::Stream::kDpReduce;
+    if (dp && task.kind == parallelism::TaskKind::kCollective) sum += comm.cost(task.bytes);
+  }
+  EXPECT_LT(side_by_side.step_ps, sum);  // the premise: side by side, they overlapped
+  EXPECT_GE(serial.step_ps, sum);
+  EXPECT_GT(serial.step_ps, side_by_side.step_ps);
+
+  std::vector<std::pair<SimTime, SimTime>> spans;
+  for (const auto& s : serial.timeline) {
+    if (s.stream == parallelism::Stream::kDpGather || s.stream == parallelism::Stream::kDpReduce) {
+      spans.emplace_back(s.start_ps, s.end_ps);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  ASSERT_FALSE(spans.empty());
+  SimTime busy = 0;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    busy += spans[i].second - spans[i].first;
+    if (i > 0) {
+      EXPECT_GE(spans[i].first, spans[i - 1].second) << "dp collective " << i << " overlaps the one before";
+    }
+  }
+  EXPECT_EQ(busy, sum);  // each ran alone, for exactly its time
 }
 
 }  // namespace
