@@ -168,6 +168,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                            "CSV in the 26-column format of configs/validation/published.csv (default: that file)");
   validate_cmd->add_option("--root", validate_opts.root, "Repository root holding configs/ and topologies/");
   validate_cmd->add_flag("--json", validate_opts.json, "Print JSON; it ends with {\"mape\", \"rows\", \"skipped\"}");
+  validate_cmd->add_option("--explain", validate_opts.explain,
+                           "Validate one row (its id) and print the step podsim simulated for it, as `podsim run` does");
 
   TopoOptions topo;
   CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");

@@ -7,7 +7,10 @@
 #include <sstream>
 
 #include "output/json_writer.hpp"
+#include "output/step_text.hpp"
 #include "output/text_table.hpp"
+#include "runtime/step_simulation.hpp"
+#include "util/error.hpp"
 #include "util/suggest.hpp"
 #include "util/units.hpp"
 #include "validation/validation_run.hpp"
@@ -73,9 +76,35 @@ void print_json(const validation::ValidationReport& r) {
   std::cout << j.str() << "\n";
 }
 
+/// The row `--explain` names, or an input error that suggests the closest id.
+validation::CsvRow row_named(const std::vector<validation::CsvRow>& rows, const std::string& id,
+                             const std::filesystem::path& data) {
+  std::vector<std::string> ids;
+  for (const auto& row : rows) {
+    if (row.at("id") == id) return row;
+    ids.push_back(row.at("id"));
+  }
+  throw InputError("--explain: " + data.string() + " has no row with id \"" + id + "\"" + did_you_mean(id, ids));
+}
+
+/// The step of the one row `--explain` validated, as `podsim run` prints it.
+void print_step(const validation::ValidationReport& r) {
+  if (r.rows.empty()) return;  // skipped: print_text said why
+  const auto& row = r.rows.front();
+  if (!row.scenario) {
+    std::cout << "\n" << row.id << " is a collective benchmark: no training step to show\n";
+    return;
+  }
+  const runtime::Scenario& s = *row.scenario;
+  const runtime::StepReport step = runtime::simulate_step(s, runtime::Recording::kCriticalPath);
+  const topology::Topology topo(s.topology);
+  std::cout << "\nthe step podsim simulated for " << row.id << ":\n"
+            << output::step_text(s, step, topo, output::RunLabels{row.id, s.topology.name});
+}
+
 void print_text(const validation::ValidationReport& r, const std::string& data) {
   std::ostringstream out;
-  out << "podsim validate · " << data << " · " << r.rows.size() + r.skipped.size() << " rows: " << r.rows.size()
+  out << "podsim validate · " << data << " · " << r.rows.size() + r.skipped.size() << (r.rows.size() + r.skipped.size() == 1 ? " row: " : " rows: ") << r.rows.size()
       << " simulated, " << r.skipped.size() << " skipped\n\n";
   output::TextTable t({"id", "hardware", "metric", "measured", "predicted", "error"});
   t.set_align(0, output::Align::kLeft);
@@ -135,7 +164,8 @@ void run_validate(const ValidateOptions& options, const Invocation& invocation) 
   const std::filesystem::path root(options.root.empty() ? std::string(PODSIM_SOURCE_DIR) : options.root);
   const std::filesystem::path data =
       options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
-  const auto rows = validation::read_csv(data, validation::published_columns());
+  auto rows = validation::read_csv(data, validation::published_columns());
+  if (!options.explain.empty()) rows = {row_named(rows, options.explain, data)};
   const auto report = validation::validate(rows, validation::Catalog{root});
   if (!invocation.prints()) return;
   if (options.json) {
@@ -143,6 +173,7 @@ void run_validate(const ValidateOptions& options, const Invocation& invocation) 
   } else {
     print_text(report, options.data.empty() ? "configs/validation/published.csv" : options.data);
   }
+  if (!options.explain.empty() && !options.json) print_step(report);
 }
 
 }  // namespace podsim::cli

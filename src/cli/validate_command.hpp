@@ -11,6 +11,7 @@ struct ValidateOptions {
   std::string data;  ///< CSV in the published format; default: the project's own file
   std::string root;  ///< repository root (configs/, topologies/); default: where podsim was built from
   bool json = false;
+  std::string explain;  ///< a row id: validate that row alone and print its step as `podsim run` does
 };
 
 /// Prints predicted vs measured per row, the rows it skipped and why, and the mean absolute

@@ -96,6 +96,7 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
                             "): " + choice.layout);
   }
   const runtime::Scenario& s = choice.scenario;
+  r.scenario = s;
   r.layout = plan::describe(plan::Layout{s.parallel.dp, s.parallel.tp, s.parallel.pp, s.parallel.schedule,
                                          s.parallel.virtual_stages, s.training.micro_batch, s.parallel.zero,
                                          s.parallel.sequence_parallel, s.training.recompute});

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct RowResult {
   bool fits = true;
   double memory_bytes = 0;
   double capacity_bytes = 0;
+  /// Training rows: the scenario simulated, every open knob chosen (`podsim validate --explain`).
+  std::optional<runtime::Scenario> scenario;
 };
 
 /// A row podsim could not express, and why.
