@@ -17,6 +17,9 @@ struct Efficiency {
   SimTime op_overhead_ps = 0;  ///< fixed cost of every op (launch, dispatch)
   double ici = 1.0;          ///< fraction of link bandwidth collectives reach on the fast tier
   double dcn = 1.0;          ///< ... on the slow tier (DCN, scale-out)
+  /// Fraction of the dtype peak a fused (flash) attention kernel's matmuls reach; 0: as
+  /// `matmul` (the hardware file gives it where a measurement says the kernel reaches less).
+  double flash_attention = 0;
 };
 
 /// The software that trains on the chip, whose defaults the overlap options take

@@ -26,7 +26,9 @@ OpTime op_time(const ChipSpec& chip, DType dtype, const OpCost& op) {
       throw InputError("hardware " + chip.name + " has no " + std::string(dtype_name(dtype)) +
                        " peak; choose another compute dtype");
     }
-    compute_s = t.padded_flops / (peak->second * chip.efficiency.matmul);
+    const double efficiency = op.fused_attention && chip.efficiency.flash_attention > 0 ? chip.efficiency.flash_attention
+                                                                                        : chip.efficiency.matmul;
+    compute_s = t.padded_flops / (peak->second * efficiency);
   }
   const double memory_s = op.bytes / (chip.hbm_bandwidth_Bps * chip.efficiency.memory);
   t.time_ps = from_seconds(std::max(compute_s, memory_s)) + chip.efficiency.op_overhead_ps;

@@ -14,6 +14,9 @@ struct OpCost {
   double n = 0;
   double k = 0;
   double bytes = 0;  ///< HBM bytes read + written
+  /// A fused attention kernel (flash attention): its matmuls run at the chip's
+  /// efficiency.flash_attention where the hardware file gives one.
+  bool fused_attention = false;
 
   /// Useful FLOPs: 2·m·n·k per matmul. Element-wise arithmetic is not counted: it is
   /// memory-bound, and FLOP conventions (MFU, HFU) count matmuls only.

@@ -59,6 +59,12 @@ struct LayerWork {
   TensorSet needed = 0;  ///< what the backward reads (needed_by_backward for this layer)
 };
 
+/// The share of the s×s attention blocks a causal flash-attention kernel runs: those on or
+/// below the diagonal, (T+1)/(2T) of T×T blocks of 128 (T = ⌈s/128⌉): 17/32 at s = 2048.
+/// podsim's models are decoder-only language models, causal; without flash attention the whole
+/// score matrix is computed and then masked (Megatron-LM's baddbmm and fused masked softmax).
+double causal_block_share(double seq);
+
 /// Builds a layer's ops. Throws InputError if tp does not divide heads or ffn_hidden.
 LayerWork transformer_layer(const ModelSpec& model, const Slicing& slicing);
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "config/collective_config.hpp"
+#include "config/component_config.hpp"
 #include "config/scenario_config.hpp"
 #include "util/sha256.hpp"
 #include "config/topology_config.hpp"
@@ -253,6 +254,12 @@ TEST_F(ConfigFiles, EveryFileReadIsRecordedWithItsDigestEvenWhenRefused) {
   EXPECT_THROW(load_scenario("s.yaml", parse_overrides({"parallelism.dp=3"}), true, read), InfeasibleLayout);
   ASSERT_EQ(read.size(), 4u);
   EXPECT_EQ(read[0].sha256, sha256_hex(scenario));
+}
+
+TEST_F(ConfigFiles, FlashAttentionEfficiencyIsReadWhereAFileGivesIt) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.flash_attention, 0.35);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.flash_attention, 0.0);  // as matmul
 }
 
 TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "workload/activation_sizes.hpp"
@@ -51,6 +52,55 @@ double flops(const std::vector<WorkItem>& items) {
   double f = 0;
   for (const auto& i : items) f += i.cost.flops();
   return f;
+}
+
+TEST(CausalFlashAttention, RunsTheBlocksOnOrBelowTheDiagonal) {
+  // T×T blocks of 128, T = ⌈s/128⌉: the T(T+1)/2 on or below the diagonal run.
+  EXPECT_DOUBLE_EQ(causal_block_share(2048), 17.0 / 32.0);  // T = 16: 136 of 256
+  EXPECT_DOUBLE_EQ(causal_block_share(128), 1.0);           // one block: the diagonal
+  EXPECT_DOUBLE_EQ(causal_block_share(256), 3.0 / 4.0);     // 3 of 4
+  EXPECT_DOUBLE_EQ(causal_block_share(200), 3.0 / 4.0);     // a partial block is a block
+  // The flash kernels' matmul FLOPs are that share of the full score matrix's: forward two
+  // s×s×d matmuls per head, backward five; without flash the whole matrix is computed.
+  const ModelSpec m = llama();
+  const Slicing s = slicing(1, true);
+  const LayerWork flash = transformer_layer(m, s);
+  const double heads = s.micro_batch * m.heads;
+  const double full = 2.0 * heads * s.seq_len * double(s.seq_len) * m.head_dim;
+  for (const auto& [items, name, matmuls] :
+       {std::tuple{&flash.forward, "attention.flash", 2.0}, std::tuple{&flash.backward, "attention.flash.backward", 5.0}}) {
+    bool found = false;
+    for (const auto& w : *items) {
+      if (w.name != name) continue;
+      found = true;
+      EXPECT_DOUBLE_EQ(w.cost.flops(), matmuls * full * 17.0 / 32.0) << name;
+      EXPECT_TRUE(w.cost.fused_attention) << name;
+    }
+    EXPECT_TRUE(found) << name;
+  }
+  const LayerWork plain = transformer_layer(m, slicing(1, false));
+  double attention = 0;
+  for (const auto& w : plain.forward) attention += w.math == MathClass::kAttention ? w.cost.flops() : 0;
+  EXPECT_DOUBLE_EQ(attention, 2 * full);  // scores and values, the whole matrix
+}
+
+TEST(CausalFlashAttention, RunsAtTheChipsFlashEfficiencyWhereItHasOne) {
+  hardware::ChipSpec chip;
+  chip.name = "test";
+  chip.peak_flops = {{hardware::DType::kBf16, 1e15}};
+  chip.hbm_bandwidth_Bps = 1e12;
+  chip.matmul_tile = 1;
+  chip.efficiency.matmul = 0.6;
+  const hardware::OpCost gemm{8, 4096, 4096, 128, 1e6};
+  hardware::OpCost fused = gemm;
+  fused.fused_attention = true;
+  const SimTime at_matmul = hardware::op_time(chip, hardware::DType::kBf16, gemm).time_ps;
+  EXPECT_EQ(hardware::op_time(chip, hardware::DType::kBf16, fused).time_ps, at_matmul);  // none given: as matmul
+  chip.efficiency.flash_attention = 0.3;
+  EXPECT_EQ(hardware::op_time(chip, hardware::DType::kBf16, gemm).time_ps, at_matmul);
+  // 2·8·4096·4096·128 FLOPs at 0.3 of 1e15 FLOP/s (compute-bound: 1 MB over 1 TB/s is 1 µs).
+  EXPECT_EQ(hardware::op_time(chip, hardware::DType::kBf16, fused).time_ps,
+            from_seconds(2.0 * 8 * 4096 * 4096 * 128 / (0.3 * 1e15)));
 }
 
 TEST(Remat, MegatronLevelsReRunWhatKorthikantiSays) {

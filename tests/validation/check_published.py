@@ -13,10 +13,10 @@ Asserts:
   (e) guards: MAPE <= 8 % overall and <= 14.5 % for every hardware family.
 
 The guards in (e) are the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
-every hardware family, issue 8): 7.5 % overall with one fitted matmul efficiency per generation
-(docs/calibration.md); every family but H100 within 8 % (A100 7.6 %, H200 1.4 %, TPU v5e 7.7 %,
-TPU v5p 5.2 %). H100 is at 13.1 %: its three MPT rows without activation checkpointing are
-predicted 19-31 % fast (docs/calibration.md, "Result").
+every hardware family, issue 8): 7.3 % overall with one fitted matmul efficiency per generation
+(docs/calibration.md); every family but H100 within 8 % (A100 7.4 %, H200 1.4 %, TPU v5e 7.4 %,
+TPU v5p 5.2 %). H100 is at 13.6 %: its three MPT rows without activation checkpointing are
+predicted 20-32 % fast (docs/calibration.md, "Result").
 """
 import json
 import subprocess
