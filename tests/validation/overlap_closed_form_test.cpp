@@ -159,14 +159,20 @@ TEST(ParamGatherOverlap, HidesTheZero1GatherBehindTheNextForward) {
   EXPECT_LT(category(early.stages[0], TimeCategory::kCommDp), category(at_end.stages[0], TimeCategory::kCommDp));
 }
 
+/// dp-way ZeRO-3 and nothing else.
+ParallelSpec zero3(int dp) {
+  ParallelSpec p;
+  p.dp = dp;
+  p.zero = 3;
+  return p;
+}
+
 TEST(FsdpPrefetch, ZeroExposesEveryGatherAndDeeperPrefetchHoldsMoreLayers) {
   // Prefetch 0: a layer's gather starts when the layer before has finished, and the layer
   // waits for all of it, so every gather is exposed: comm.dp ≥ the sum of the gathers.
   ClosedFormComm comm(1'000'000, 100e9);
   const auto model = uniform_model(6);
-  ParallelSpec par;
-  par.dp = 4;
-  par.zero = 3;
+  const ParallelSpec par = zero3(4);
   TrainingSpec t;
   t.global_batch = 4;  // one microbatch
   t.overlap.fsdp_prefetch = 0;
@@ -196,9 +202,7 @@ TEST(DpSerial, RunsTheGathersAndReductionsOfOneCommunicatorOneAtATime) {
   // (ClosedFormComm without sharing), so only the rule can make them wait.
   ClosedFormComm comm(1'000'000, 2e9);
   const auto model = uniform_model(4);
-  ParallelSpec par;
-  par.dp = 4;
-  par.zero = 3;
+  const ParallelSpec par = zero3(4);
   TrainingSpec t;
   t.global_batch = 8;  // two microbatches: the reductions of the first meet the gathers of the second
   const auto side_by_side = run(model, par, t, comm);
