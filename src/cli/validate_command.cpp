@@ -104,7 +104,8 @@ void print_step(const validation::ValidationReport& r) {
 
 void print_text(const validation::ValidationReport& r, const std::string& data) {
   std::ostringstream out;
-  out << "podsim validate · " << data << " · " << r.rows.size() + r.skipped.size() << (r.rows.size() + r.skipped.size() == 1 ? " row: " : " rows: ") << r.rows.size()
+  const std::size_t total = r.rows.size() + r.skipped.size();
+  out << "podsim validate · " << data << " · " << total << (total == 1 ? " row: " : " rows: ") << r.rows.size()
       << " simulated, " << r.skipped.size() << " skipped\n\n";
   output::TextTable t({"id", "hardware", "metric", "measured", "predicted", "error"});
   t.set_align(0, output::Align::kLeft);

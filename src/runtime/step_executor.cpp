@@ -228,8 +228,6 @@ class Executor final : public core::EventHandler {
     std::array<int, kCommAxes> in_flight{};         // communications per axis now running
     std::array<SimTime, kCommAxes> busy_since{};    // since when at least one has been
     ChipSharing sharing{0, 0};                      // what communication takes from compute
-    bool dp_busy = false;                           // dp_serial: a gather or reduce is running
-    std::uint32_t dp_last = kNoTask;                // … the last one that finished
     StageResult result;
   };
 
@@ -301,19 +299,23 @@ class Executor final : public core::EventHandler {
            (t.stream == Stream::kDpGather || t.stream == Stream::kDpReduce);
   }
 
+  /// The other of the two streams that share the data-parallel communicator (they carry only
+  /// its collectives, so the other being busy means the communicator is).
+  static const StreamState& other_dp_stream(const State& st, std::size_t stream_index) {
+    const Stream other = stream_index == static_cast<std::size_t>(Stream::kDpGather) ? Stream::kDpReduce : Stream::kDpGather;
+    return st.streams[static_cast<std::size_t>(other)];
+  }
+
   /// Whether `t`, ready at the head of `stream`, may take the data-parallel communicator now:
-  /// it is free, and the other stream's head has not been waiting for it longer (a tie goes
-  /// to the task built first). NCCL runs a communicator's kernels in the order they were
+  /// the other stream is not running, and its head has not been waiting longer (a tie goes to
+  /// the task built first). NCCL runs a communicator's kernels in the order they were
   /// launched; the framework launches each when it becomes ready.
-  bool dp_turn(State& st, std::size_t stream_index, std::uint32_t index, SimTime now) const {
+  static bool dp_turn(State& st, std::size_t stream_index, std::uint32_t index, SimTime now) {
     StreamState& stream = st.streams[stream_index];
     if (stream.ready_since == kNotDone) stream.ready_since = now;
-    if (st.dp_busy) return false;
-    const auto other_index =
-        static_cast<std::size_t>(stream_index == static_cast<std::size_t>(Stream::kDpGather) ? Stream::kDpReduce
-                                                                                           : Stream::kDpGather);
-    const StreamState& other = st.streams[other_index];
-    if (other.busy || other.ready_since == kNotDone || other.next == other.tasks.size()) return true;
+    const StreamState& other = other_dp_stream(st, stream_index);
+    if (other.busy) return false;
+    if (other.ready_since == kNotDone || other.next == other.tasks.size()) return true;
     return std::pair(stream.ready_since, index) < std::pair(other.ready_since, other.tasks[other.next]);
   }
 
@@ -359,7 +361,11 @@ class Executor final : public core::EventHandler {
     };
     if (stream.next > 0) consider(stream.tasks[stream.next - 1]);
     for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) consider(program.deps[k]);
-    if (shares_communicator && st.dp_last != kNoTask) consider(st.dp_last);
+    if (shares_communicator) {
+      // … or the other stream's last collective, which held the communicator.
+      const StreamState& other = other_dp_stream(st, stream_index);
+      if (other.next > 0) consider(other.tasks[other.next - 1]);
+    }
 
     switch (t.kind) {
       case TaskKind::kRecv: {
@@ -494,7 +500,6 @@ class Executor final : public core::EventHandler {
     State& st = stages_[s];
     const Task& t = plan_.stages[s].tasks[index];
     st.streams[static_cast<std::size_t>(t.stream)].busy = true;
-    if (on_dp_communicator(t)) st.dp_busy = true;
     const auto axis = static_cast<std::size_t>(t.axis);
     if (st.in_flight[axis]++ == 0) st.busy_since[axis] = sim.now();
     // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
@@ -581,10 +586,6 @@ class Executor final : public core::EventHandler {
       const auto self = static_cast<core::EntityId>(f.stage);
       sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage,
                    (std::uint64_t{f.task} << 32) | t.message, static_cast<std::uint64_t>(latest_dep(st, program, t)));
-    }
-    if (on_dp_communicator(t)) {
-      st.dp_busy = false;
-      st.dp_last = f.task;
     }
     finish(f.stage, f.task, now);
     st.streams[static_cast<std::size_t>(t.stream)].busy = false;

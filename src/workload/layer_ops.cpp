@@ -3,8 +3,8 @@
 // and what a remat policy re-runs before the backward (remat_policy.hpp states the model).
 #include "workload/layer_ops.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
