@@ -15,8 +15,8 @@ hardware::DType read_dtype(const Reader& r, const std::string& key) {
 }  // namespace
 
 parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
-  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "sequence_parallel", "mesh", "stage_layers",
-                "first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
+  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "zero_group", "sequence_parallel", "mesh",
+                "stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
   parallelism::ParallelSpec p;
   r.set_default("tp", "1");
   r.set_default("pp", "1");
@@ -45,6 +45,12 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024));
   r.set_default("zero", "0");
   p.zero = static_cast<int>(r.integer("zero", 0, 3));
+  // Hybrid sharding: ZeRO groups of zero_group replicas. Not given (or dp): one group of all
+  // dp, whatever dp a sweep or the planner gives the scenario.
+  if (r.has("zero_group")) {
+    p.zero_group = static_cast<int>(r.integer("zero_group", 1, 1 << 20));
+    if (p.zero_group == p.dp) p.zero_group = 0;
+  }
   r.set_default("sequence_parallel", "false");
   p.sequence_parallel = r.boolean("sequence_parallel");
   if (r.has("stage_layers")) {
@@ -58,8 +64,8 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   p.account_for_loss = r.boolean("account_for_loss");
   if (r.has("mesh")) {
     const Reader mesh = r.child("mesh");
-    mesh.allow_only({"dp", "tp", "pp"});
-    for (const char* axis : {"dp", "tp", "pp"}) {
+    mesh.allow_only({"dp", "tp", "pp", "dp_replica"});
+    for (const char* axis : {"dp", "tp", "pp", "dp_replica"}) {
       if (!mesh.has(axis)) continue;
       const YAML::Node list = mesh.node(axis);
       if (!list.IsSequence()) mesh.fail(axis, "expected a list of physical axes like [x, y]");

@@ -48,7 +48,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
   const int m_micro = parallelism::microbatches(p, t);
   const auto vs_layers = parallelism::virtual_stage_layers(m, p);
   const double layer_params = workload::count_params(m).per_layer / p.tp;
-  const double dp = p.dp;
+  const double dp = parallelism::zero_shard(p);  // the replicas ZeRO shards over
   const bool working_copy = parallelism::working_weight_copy(prec, p.zero);
 
   std::vector<MemoryBreakdown> out;

@@ -10,6 +10,22 @@ namespace podsim::parallelism {
 
 namespace {
 std::string n(long long v) { return std::to_string(v); }
+
+/// Hybrid sharding (ParallelSpec::zero_group): groups that divide dp, of a ZeRO stage, with
+/// collectives PyTorch FSDP, XLA and Megatron-LM issue (not DeepSpeed's old per-tensor ones).
+void check_zero_group(const ParallelSpec& p, const TrainingSpec& t) {
+  if (p.zero_group == 0 || p.zero_group == p.dp) return;
+  if (p.zero_group < 0 || p.dp % p.zero_group != 0) {
+    throw LayoutError("parallelism.zero_group", "zero_group (" + n(p.zero_group) + ") must divide dp (" + n(p.dp) + ")");
+  }
+  if (p.zero == 0) {
+    throw LayoutError("parallelism.zero_group", "zero_group shards ZeRO state; set parallelism.zero to 1, 2 or 3");
+  }
+  if (p.zero == 3 && t.zero3_collectives == Zero3Collectives::kPerTensor) {
+    throw LayoutError("parallelism.zero_group",
+                      "hybrid sharding needs training.zero3_collectives: flat (per-tensor ZeRO-3 shards over all of dp)");
+  }
+}
 }  // namespace
 
 void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, const ParallelSpec& p,
@@ -45,6 +61,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                                                    ") to be a multiple of pp (" + n(p.pp) + ")");
   }
   if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
+  check_zero_group(p, t);
   if (chip.peak_flops.count(t.precision.compute) == 0) {
     throw LayoutError("training.precision.compute", "hardware " + chip.name + " has no " +
                                                         std::string(hardware::dtype_name(t.precision.compute)) + " peak");

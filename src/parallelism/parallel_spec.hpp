@@ -32,6 +32,11 @@ struct ParallelSpec {
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int virtual_stages = 1;  ///< model chunks per stage (interleaved 1F1B)
   int zero = 0;            ///< ZeRO stage 0..3 (3 = FSDP)
+  /// Hybrid sharding: the data-parallel replicas one ZeRO group shards weights, gradients and
+  /// optimizer state over; the dp / zero_group groups keep replicas of it and all-reduce their
+  /// gradient shards (PyTorch FSDP's HYBRID_SHARD, MaxText's ici_fsdp × dcn_data_parallelism,
+  /// Megatron-LM's --num-distributed-optimizer-instances). 0: all dp replicas (one group).
+  int zero_group = 0;
   bool sequence_parallel = false;
   /// Transformer layers of each virtual stage (pp × virtual_stages entries, virtual stage
   /// chunk × pp + stage), or of each pipeline stage (pp entries, each split evenly over its
@@ -155,6 +160,10 @@ const char* schedule_label(const ParallelSpec& p);
 /// The logical axes of a layout as DeviceMesh requests, in placement order: tensor
 /// parallelism first (most traffic), then data, then pipeline, each with its `mesh:` preferences.
 std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p);
+/// The replicas one ZeRO group shards over: zero_group under hybrid sharding, else dp.
+int zero_shard(const ParallelSpec& p);
+/// Hybrid sharding: ZeRO on and its groups smaller than dp (a "dp_replica" mesh axis joins them).
+bool hybrid_shard(const ParallelSpec& p);
 
 /// Microbatches per step: global_batch / (dp × micro_batch). Throws LayoutError.
 int microbatches(const ParallelSpec& p, const TrainingSpec& t);

@@ -108,8 +108,21 @@ std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p) {
     const auto it = p.mesh.find(name);
     return it == p.mesh.end() ? std::vector<std::string>{} : it->second;
   };
+  if (hybrid_shard(p)) {
+    // The replicas' axis first, so it takes the slow tiers (across slices and nodes only the
+    // gradient shards travel) and the ZeRO group the fast ones its gathers need.
+    const int shard = zero_shard(p);
+    return {{"tp", p.tp, preferred("tp")},
+            {"dp_replica", p.dp / shard, preferred("dp_replica")},
+            {"dp", shard, preferred("dp")},
+            {"pp", p.pp, preferred("pp")}};
+  }
   return {{"tp", p.tp, preferred("tp")}, {"dp", p.dp, preferred("dp")}, {"pp", p.pp, preferred("pp")}};
 }
+
+int zero_shard(const ParallelSpec& p) { return p.zero >= 1 && p.zero_group > 0 ? p.zero_group : p.dp; }
+
+bool hybrid_shard(const ParallelSpec& p) { return zero_shard(p) < p.dp; }
 
 int microbatches(const ParallelSpec& p, const TrainingSpec& t) {
   const long long per_step = static_cast<long long>(p.dp) * t.micro_batch;

@@ -298,6 +298,19 @@ class StageBuilder {
     note_gathered_compute();
   }
 
+  /// A data-parallel reduction of `params` gradients (per chip) on the reduce stream once task
+  /// `dep` has finished. Under hybrid sharding the replicas then all-reduce the shard the
+  /// reduce-scatter left on each chip (PyTorch FSDP's HYBRID_SHARD: reduce-scatter in the
+  /// shard group, all-reduce in the replicate group, in one post-backward hook).
+  void reduce(CommOp op, double params, std::uint32_t dep) {
+    const std::uint32_t r = p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, params * c_.reduce_bytes), {dep});
+    reductions_.push_back(r);
+    if (!hybrid_shard(c_.parallel)) return;
+    const double shard = params / zero_shard(c_.parallel);
+    reductions_.push_back(
+        p_.add(collective(Stream::kDpReduce, CommAxis::kDpReplica, CommOp::kAllReduce, shard * c_.reduce_bytes), {r}));
+  }
+
   /// Gradients of block `b` became final at task `last_`.
   void gradients_ready(Block b, bool final_microbatch) {
     const double params = params_of(b);
@@ -307,8 +320,7 @@ class StageBuilder {
     }
     if (zero3()) {
       // FSDP reduce-scatters every microbatch's gradients as they come.
-      reductions_.push_back(
-          p_.add(collective(Stream::kDpReduce, CommAxis::kDp, CommOp::kReduceScatter, params * c_.reduce_bytes), {last_}));
+      reduce(CommOp::kReduceScatter, params, last_);
       return;
     }
     if (final_microbatch) ready_grads_.push_back({params, last_});
@@ -395,8 +407,7 @@ class StageBuilder {
       auto flush = [&] {
         if (bucket <= 0) return;
         const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
-        reductions_.push_back(p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, bucket * c_.reduce_bytes),
-                                     {c_.training.overlap.dp_reduce ? dep : last_backward_}));
+        reduce(op, bucket, c_.training.overlap.dp_reduce ? dep : last_backward_);
         bucket = 0;
       };
       for (const auto& [params, task] : ready_grads_) {
@@ -421,7 +432,7 @@ class StageBuilder {
     last_ = p_.add(wait, reductions_);
 
     const double params = stage_params();
-    const double updated = c_.parallel.zero >= 1 ? params / c_.parallel.dp : params;
+    const double updated = c_.parallel.zero >= 1 ? params / zero_shard(c_.parallel) : params;
     double bytes = updated * optimizer_bytes_per_param(c_.training.precision, c_.parallel.zero);
     // fp16 needs loss scaling: every gradient is read once more to unscale and check it.
     if (c_.training.precision.compute == hardware::DType::kFp16) bytes += params * hardware::dtype_bytes(c_.training.precision.grads);

@@ -31,8 +31,10 @@ std::string_view stream_name(Stream stream);
 /// What a compute task is doing (the compute.* time categories).
 enum class ComputeCategory : std::uint8_t { kForward, kBackward, kRecompute, kOptimizer };
 
-/// Which parallelism a communication serves (the comm.* time categories).
-enum class CommAxis : std::uint8_t { kTp, kDp, kPp, kOther };
+/// Which parallelism a communication serves (the comm.* time categories). kDp runs in the
+/// data-parallel (ZeRO) group; kDpReplica across the replicas of hybrid sharding's groups
+/// (ParallelSpec::zero_group), which counts as data-parallel time too.
+enum class CommAxis : std::uint8_t { kTp, kDp, kPp, kOther, kDpReplica };
 enum class CommOp : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kSendRecv };
 
 /// One step of a chip's program.

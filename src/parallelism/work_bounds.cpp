@@ -31,8 +31,9 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   const TpOverlap overlap = training.overlap.tp;
   const double recompute = task_count(workload::recompute_work(model, layer, training.recompute, slicing), overlap);
   // ZeRO-3 adds a gather per layer and pass and a reduce-scatter per layer's backward; per
-  // tensor, at most one of each per parameter tensor and pass (zero3_collectives.hpp).
-  double zero3 = parallel.zero == 3 && parallel.dp > 1 ? 3 : 0;
+  // tensor, at most one of each per parameter tensor and pass (zero3_collectives.hpp); hybrid
+  // sharding an all-reduce of the replicas after each reduce-scatter.
+  double zero3 = parallel.zero == 3 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 4 : 3) : 0;
   if (zero3 > 0 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
     zero3 = 4.0 * static_cast<double>(workload::layer_param_tensors(model).size());
   }

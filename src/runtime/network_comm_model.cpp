@@ -12,8 +12,28 @@ namespace {
 using parallelism::CommAxis;
 using parallelism::CommOp;
 
-/// The position of "tp", "dp", "pp" in axis_index_.
-std::size_t slot(CommAxis axis) { return axis == CommAxis::kTp ? 0 : axis == CommAxis::kDp ? 1 : 2; }
+/// The position of "tp", "dp", "pp", "dp_replica" in axis_index_.
+std::size_t slot(CommAxis axis) {
+  switch (axis) {
+    case CommAxis::kTp:
+      return 0;
+    case CommAxis::kDp:
+      return 1;
+    case CommAxis::kDpReplica:
+      return 3;
+    default:
+      return 2;
+  }
+}
+
+/// The index of logical axis `name` in `mesh`, or -1 when it has none (dp_replica without
+/// hybrid sharding).
+int axis_or_none(const topology::DeviceMesh& mesh, const char* name) {
+  for (std::size_t i = 0; i < mesh.axes().size(); ++i) {
+    if (mesh.axes()[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
 
 /// The two chips at positions `a` and `b` of pipeline group `mg` (a message or a tied-embedding
 /// sum between two stages), as a group of 2 along its axis.
@@ -39,7 +59,7 @@ NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topolog
       net_(net),
       executor_(executor),
       link_count_(topo.links().size()),
-      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp")} {
+      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp"), axis_or_none(mesh, "dp_replica")} {
   // Link classes: (tier, axis, direction, pipeline stage of the chip end; -1 between switches).
   std::map<std::tuple<int, int, int, int>, std::uint32_t> classes;
   const auto pp = static_cast<std::size_t>(axis_index_[2]);
@@ -75,7 +95,8 @@ void NetworkCommModel::reset_uses() {
 
 int NetworkCommModel::group_size(CommAxis axis) const {
   if (axis == CommAxis::kOther) return 2;
-  return mesh_.axes()[static_cast<std::size_t>(axis_index_[slot(axis)])].size;
+  const int logical = axis_index_[slot(axis)];
+  return logical < 0 ? 1 : mesh_.axes()[static_cast<std::size_t>(logical)].size;
 }
 
 const std::vector<collectives::Group>& NetworkCommModel::groups_of(int logical_axis) {

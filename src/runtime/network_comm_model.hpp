@@ -139,7 +139,7 @@ class NetworkCommModel final : public CommModel {
   std::uint32_t memo_context_ = 0;
   std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;
-  int axis_index_[3];  // the mesh's logical axes "tp", "dp", "pp"
+  int axis_index_[4];  // the mesh's logical axes "tp", "dp", "pp", "dp_replica" (-1: none)
   std::vector<std::uint32_t> link_class_;
   mutable std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
   std::size_t class_count_ = 0;

@@ -37,6 +37,7 @@ TimeCategory comm_category(parallelism::CommAxis axis) {
     case parallelism::CommAxis::kTp:
       return TimeCategory::kCommTp;
     case parallelism::CommAxis::kDp:
+    case parallelism::CommAxis::kDpReplica:
       return TimeCategory::kCommDp;
     case parallelism::CommAxis::kPp:
       return TimeCategory::kCommPp;

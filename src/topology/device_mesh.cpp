@@ -11,8 +11,9 @@ namespace podsim::topology {
 namespace {
 
 /// Physical axes in the order a logical axis without preferences takes them: fast tiers
-/// first, from x outwards. Data parallelism takes the slow tiers (DCN, scale-out) first:
-/// across slices and nodes only gradients should travel.
+/// first, from x outwards. Data parallelism (and, under hybrid sharding, its replicas' axis
+/// `dp_replica`, placed before it) takes the slow tiers (DCN, scale-out) first: across slices
+/// and nodes only gradients should travel.
 std::vector<int> default_order(const Topology& topo, const std::string& logical) {
   std::vector<int> fast;
   std::vector<int> slow;
@@ -20,7 +21,7 @@ std::vector<int> default_order(const Topology& topo, const std::string& logical)
     (is_slow_tier(topo.axes()[a].tier) ? slow : fast).push_back(static_cast<int>(a));
   }
   std::vector<int> order;
-  if (logical == "dp") {
+  if (logical == "dp" || logical == "dp_replica") {
     order = slow;
     order.insert(order.end(), fast.begin(), fast.end());
   } else {

@@ -50,6 +50,30 @@ TEST(ModelState, DistributedOptimizerShardsTheMasterAndKeepsA16BitWorkingCopy) {
   EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14 / 8), 1.0, 1e-12);
 }
 
+TEST(ModelState, HybridShardingShardsOverTheGroupOnly) {
+  // dp = 32 replicas in groups of 8 (FSDP HYBRID_SHARD, MaxText ici_fsdp × dcn_data): the
+  // model state is sharded over the 8 only, so each chip holds what dp = 8 would.
+  const auto m = gpt(4);
+  parallelism::TrainingSpec t;
+  t.global_batch = 32;
+  parallelism::ParallelSpec p;
+  p.dp = 32;
+  p.zero_group = 8;
+  parallelism::ParallelSpec group = p;
+  group.dp = 8;
+  group.zero_group = 0;
+  parallelism::TrainingSpec t_group = t;
+  t_group.global_batch = 8;
+  const double psi = parallelism::stage_param_count(m, p, 0);
+  auto state = [&](const MemoryBreakdown& b) { return b.weights + b.gradients + b.optimizer; };
+  for (int zero : {1, 2, 3}) {
+    p.zero = group.zero = zero;
+    EXPECT_DOUBLE_EQ(state(stage_memory(m, chip(), p, t)[0]), state(stage_memory(m, chip(), group, t_group)[0]))
+        << "ZeRO-" << zero;
+  }
+  EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14 / 8), 1.0, 1e-12);
+}
+
 TEST(Activations, PoliciesOrderAsTheyKeep) {
   auto m = gpt(4);
   m.dropout = false;
