@@ -74,6 +74,7 @@ std::string describe(const Layout& l) {
   out.append(" · ").append(schedule_text(l));
   out.append(" · micro batch ").append(std::to_string(l.micro_batch));
   if (l.zero > 0) out.append(" · ZeRO-").append(std::to_string(l.zero));
+  if (l.zero > 0 && l.zero_group > 0 && l.zero_group < l.dp) out.append(" in groups of ").append(std::to_string(l.zero_group));
   if (l.sequence_parallel) out.append(" · SP");
   out.append(" · recompute ").append(parallelism::recompute_name(l.recompute));
   return out;
@@ -87,6 +88,7 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.parallel.schedule = l.schedule;
   s.parallel.virtual_stages = l.virtual_stages;
   s.parallel.zero = l.zero;
+  s.parallel.zero_group = l.zero_group;
   s.parallel.sequence_parallel = l.sequence_parallel;
   s.training.micro_batch = l.micro_batch;
   s.training.recompute = l.recompute;
@@ -118,6 +120,9 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
   const std::uint32_t chips = topo.chips();
   std::vector<Candidate> out;
   const FixedKnobs& fixed = options.fixed;
+  // Hybrid sharding's group: as fixed, or as the base scenario gives it (a layout whose dp it
+  // does not divide cannot run); 0 is no hybrid sharding.
+  const int group = fixed.zero_group ? *fixed.zero_group : base.parallel.zero_group;
   for (int tp : divisors(static_cast<int>(chips))) {
     if (fixed.tp && tp != *fixed.tp) continue;
     for (int pp : divisors(static_cast<int>(chips) / tp)) {
@@ -157,6 +162,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                 c.layout.virtual_stages = v;
                 c.layout.sequence_parallel = sp;
                 c.layout.zero = zero;
+                c.layout.zero_group = zero >= 1 ? group : 0;
                 c.layout.recompute = recomputes[r];
                 const runtime::Scenario s = apply(base, c.layout);
                 c.reason = layout_problem(s, chips);

@@ -23,13 +23,15 @@ struct Layout {
   int virtual_stages = 1;
   int micro_batch = 1;
   int zero = 0;
+  int zero_group = 0;  ///< hybrid sharding's ZeRO group (ParallelSpec::zero_group); 0: all of dp
   bool sequence_parallel = false;
   parallelism::Recompute recompute = parallelism::Recompute::kNone;
 };
 
 /// "no pipeline", "1F1B", "interleaved 1F1B v4".
 std::string schedule_text(const Layout& l);
-/// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective".
+/// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
+/// sharding: "ZeRO-3 in groups of 256".
 std::string describe(const Layout& l);
 /// The base scenario with `l`'s knobs.
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
@@ -55,6 +57,9 @@ struct Candidate {
 /// Knobs held at one value (e.g. what a published run states); the others are searched.
 struct FixedKnobs {
   std::optional<int> dp, tp, pp, micro_batch, zero;
+  /// Hybrid sharding's ZeRO group (ParallelSpec::zero_group), for the layouts with ZeRO on;
+  /// unset: the base scenario's `parallelism.zero_group` if it gives one, else all of dp.
+  std::optional<int> zero_group;
   std::optional<bool> sequence_parallel;
   std::optional<parallelism::Recompute> recompute;  ///< may be any remat policy
   /// The schedule and its chunks per stage, given together (1F1B with 1, interleaved with v).

@@ -386,6 +386,14 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (const auto z = zero_of(row.at("zero_or_fsdp"))) {
     fixed.zero = *z;
     p.zero = *z;
+    // MaxText multislice: FSDP inside each slice (ici_fsdp), plain data parallelism across
+    // slices (dcn_data_parallelism): hybrid sharding with one ZeRO group per slice.
+    const auto* multi = std::get_if<topology::MultisliceSpec>(&s.topology.layout);
+    if (*z >= 1 && multi && dp && *dp % multi->slices == 0 && has(lower(row.at("zero_or_fsdp")), "data parallel across")) {
+      fixed.zero_group = static_cast<int>(*dp / multi->slices);
+      p.zero_group = *fixed.zero_group;
+      out.assumptions.push_back("ZeRO sharded inside each slice, replicas across slices (hybrid sharding)");
+    }
   }
   if (const auto how = zero3_collectives_of(row)) {
     s.training.zero3_collectives = *how;
