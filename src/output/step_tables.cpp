@@ -71,6 +71,7 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   text("schedule", parallelism::schedule_name(s.parallel.schedule));
   integer("virtual_stages", "1", s.parallel.virtual_stages);
   integer("zero", "1", s.parallel.zero);
+  integer("zero_group", "1", parallelism::zero_state_group(s.parallel));
   integer("sequence_parallel", "1", s.parallel.sequence_parallel ? 1 : 0);
   integer("global_batch", "1", s.training.global_batch);
   integer("micro_batch", "1", s.training.micro_batch);

@@ -162,6 +162,9 @@ const char* schedule_label(const ParallelSpec& p);
 std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p);
 /// The replicas one ZeRO group shards over: zero_group under hybrid sharding, else dp.
 int zero_shard(const ParallelSpec& p);
+/// What the output tables call `zero_group`: the replicas the ZeRO state is divided among
+/// (zero_shard), 1 with ZeRO off.
+int zero_state_group(const ParallelSpec& p);
 /// Hybrid sharding: ZeRO on and its groups smaller than dp (a "dp_replica" mesh axis joins them).
 bool hybrid_shard(const ParallelSpec& p);
 

@@ -122,6 +122,8 @@ std::vector<topology::LogicalAxisRequest> mesh_requests(const ParallelSpec& p) {
 
 int zero_shard(const ParallelSpec& p) { return p.zero >= 1 && p.zero_group > 0 ? p.zero_group : p.dp; }
 
+int zero_state_group(const ParallelSpec& p) { return p.zero >= 1 ? zero_shard(p) : 1; }
+
 bool hybrid_shard(const ParallelSpec& p) { return zero_shard(p) < p.dp; }
 
 int microbatches(const ParallelSpec& p, const TrainingSpec& t) {

@@ -80,6 +80,14 @@ std::string describe(const Layout& l) {
   return out;
 }
 
+int zero_state_group(const Layout& l) {
+  parallelism::ParallelSpec p;
+  p.dp = l.dp;
+  p.zero = l.zero;
+  p.zero_group = l.zero_group;
+  return parallelism::zero_state_group(p);
+}
+
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   runtime::Scenario s = base;
   s.parallel.dp = l.dp;

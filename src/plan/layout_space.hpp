@@ -33,6 +33,8 @@ std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
 /// sharding: "ZeRO-3 in groups of 256".
 std::string describe(const Layout& l);
+/// The replicas `l`'s ZeRO state is divided among (parallelism::zero_state_group).
+int zero_state_group(const Layout& l);
 /// The base scenario with `l`'s knobs.
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
 

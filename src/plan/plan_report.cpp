@@ -222,6 +222,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("virtual_stages", l.virtual_stages);
     j.member("micro_batch", l.micro_batch);
     j.member("zero", l.zero);
+    j.member("zero_group", zero_state_group(l));
     j.member("sequence_parallel", l.sequence_parallel);
     j.member("recompute", parallelism::recompute_name(l.recompute));
     j.member("network", network_of(r, k));
@@ -247,7 +248,7 @@ output::Table plan_table(const PlanResult& r) {
   t.description = "podsim plan: every enumerated layout; rank 0 = not simulated (see verdict and reason)";
   for (const char* name : {"index", "rank", "dp", "tp", "pp"}) t.add_int(name, "1");
   t.add_text("schedule");
-  for (const char* name : {"virtual_stages", "micro_batch", "zero", "sequence_parallel"}) t.add_int(name, "1");
+  for (const char* name : {"virtual_stages", "micro_batch", "zero", "zero_group", "sequence_parallel"}) t.add_int(name, "1");
   t.add_text("recompute");
   t.add_text("verdict");
   t.add_text("reason");
@@ -277,6 +278,7 @@ output::Table plan_table(const PlanResult& r) {
     t.ints("virtual_stages").push_back(l.virtual_stages);
     t.ints("micro_batch").push_back(l.micro_batch);
     t.ints("zero").push_back(l.zero);
+    t.ints("zero_group").push_back(zero_state_group(l));
     t.ints("sequence_parallel").push_back(l.sequence_parallel ? 1 : 0);
     t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
     t.texts("verdict").push_back(verdict_name(c.verdict));

@@ -60,6 +60,7 @@ void describe_layout(PointResult& p, const runtime::Scenario& s) {
       {"pp", par.pp},
       {"virtual_stages", par.virtual_stages},
       {"zero", par.zero},
+      {"zero_group", parallelism::zero_state_group(par)},
       {"sequence_parallel", par.sequence_parallel ? 1 : 0},
       {"global_batch", tr.global_batch},
       {"micro_batch", tr.micro_batch},
@@ -78,7 +79,7 @@ const MetricSchema& metric_schema() {
     MetricSchema m;
     m.texts = {"model", "hardware", "topology", "network", "schedule", "recompute", "mesh"};
     m.ints = {{"chips", "1"}, {"dp", "1"}, {"tp", "1"}, {"pp", "1"}, {"virtual_stages", "1"}, {"zero", "1"},
-              {"sequence_parallel", "1"}, {"global_batch", "1"}, {"micro_batch", "1"}, {"microbatches", "1"},
+              {"zero_group", "1"}, {"sequence_parallel", "1"}, {"global_batch", "1"}, {"micro_batch", "1"}, {"microbatches", "1"},
               {"seq_len", "1"}, {"fits_in_memory", "1"}};
     m.reals = {{"step_time_s", "s"}, {"tokens_per_s", "1/s"}, {"samples_per_s", "1/s"}, {"mfu", "1"}, {"hfu", "1"},
                {"padding_waste", "1"}, {"memory_peak_bytes", "B"}, {"hbm_capacity_bytes", "B"},

@@ -302,7 +302,7 @@ SUMMARY_COLUMNS = [
     ("mesh", "text", ""), ("network", "text", ""),
     ("chips", "int", "1"), ("dp", "int", "1"), ("tp", "int", "1"), ("pp", "int", "1"),
     ("schedule", "text", ""), ("virtual_stages", "int", "1"), ("zero", "int", "1"),
-    ("sequence_parallel", "int", "1"), ("global_batch", "int", "1"), ("micro_batch", "int", "1"),
+    ("zero_group", "int", "1"), ("sequence_parallel", "int", "1"), ("global_batch", "int", "1"), ("micro_batch", "int", "1"),
     ("microbatches", "int", "1"), ("seq_len", "int", "1"), ("recompute", "text", ""),
     ("compute_dtype", "text", ""),
     ("step_time_s", "real", "s"), ("tokens_per_s", "real", "1/s"), ("samples_per_s", "real", "1/s"),

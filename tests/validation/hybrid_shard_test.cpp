@@ -7,6 +7,7 @@
 
 #include "closed_form_support.hpp"
 #include "config/scenario_config.hpp"
+#include "output/step_tables.hpp"
 #include "parallelism/program_builder.hpp"
 #include "runtime/step_simulation.hpp"
 #include "topology/device_mesh.hpp"
@@ -153,9 +154,13 @@ TEST(HybridShard, OnlyTheReplicasAllReduceCrossesTheSlices) {
     const auto r = runtime::simulate_step(hybrid);
     const double expected = replicas * topo.chips();
     EXPECT_NEAR(dcn_up_bytes(hybrid, r), expected, 1e-6 * expected) << network;
+    // /summary says over how many replicas the state is sharded.
+    EXPECT_EQ(output::summary_table(hybrid, r, {}).ints("zero_group").at(0), 64) << network;
 
     const auto flat = multislice({"parallelism.zero=3", std::string("network.model=") + network});
-    EXPECT_GT(dcn_up_bytes(flat, runtime::simulate_step(flat)), 1.4 * expected) << network;
+    const auto flat_r = runtime::simulate_step(flat);
+    EXPECT_GT(dcn_up_bytes(flat, flat_r), 1.4 * expected) << network;
+    EXPECT_EQ(output::summary_table(flat, flat_r, {}).ints("zero_group").at(0), flat.parallel.dp) << network;
   }
 }
 
