@@ -53,6 +53,8 @@ std::optional<std::uint64_t> byte_count(double bytes) {
 
 /// Largest slice axis or slice count a row may give: a million, as topology files allow.
 constexpr long long kMaxAxis = 1 << 20;
+/// MaxText's `head_dim` in MaxText/configs/base.yml.
+constexpr int kMaxTextHeadDim = 128;
 
 enum class Shape { kGpu, kTpu2d, kTpu3d };
 
@@ -330,6 +332,13 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
       return out;
     }
     m.head_dim = static_cast<int>(*head_dim);
+  } else if (system == System::kMaxText && row.at("model").find("global_parameter_scale") != std::string::npos) {
+    // MaxText's synthetic models scale heads, MLP, embedding and layers from base.yml and keep
+    // its head_dim (128) whatever the embedding: 16B has 64 heads of 128 on a 4096 embedding.
+    m.head_dim = kMaxTextHeadDim;
+    if (m.head_dim * m.heads != m.hidden) {
+      out.assumptions.push_back("head_dim 128: MaxText base.yml's, which global_parameter_scale keeps");
+    }
   } else {
     m.head_dim = m.hidden / m.heads;
   }

@@ -184,6 +184,18 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   // Composer's amp_bf16 under FSDP (mixed_precision DEFAULT) reduces gradients in fp32; PURE in bf16.
   EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.reduce, hardware::DType::kFp32);
   EXPECT_FALSE(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.reduce.has_value());
+  // MaxText's synthetic models keep base.yml's head_dim of 128 (16B: 64 heads of 128 on a 4096
+  // embedding); a row's own head_dim wins, and other models split the embedding over the heads.
+  const auto scaled = training({{"recompute", "remat_policy=full"}, {"heads", "16"},
+                                {"model", "MaxText synthetic 16B (global_parameter_scale=16)"}});
+  EXPECT_EQ(scaled.scenario.model.head_dim, 128);
+  EXPECT_EQ(training({{"recompute", "remat_policy=full"}, {"heads", "16"}, {"notes", "head_dim 256"},
+                      {"model", "MaxText synthetic 16B (global_parameter_scale=16)"}})
+                .scenario.model.head_dim,
+            256);
+  EXPECT_EQ(training({{"recompute", "remat_policy=full"}, {"heads", "16"}, {"model", "MaxText llama2-7b"}})
+                .scenario.model.head_dim,
+            64);
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4
