@@ -35,6 +35,8 @@ enum class ComputeCategory : std::uint8_t { kForward, kBackward, kRecompute, kOp
 /// data-parallel (ZeRO) group; kDpReplica across the replicas of hybrid sharding's groups
 /// (ParallelSpec::zero_group), which counts as data-parallel time too.
 enum class CommAxis : std::uint8_t { kTp, kDp, kPp, kOther, kDpReplica };
+/// How many CommAxis values there are (arrays indexed by one).
+inline constexpr std::size_t kCommAxisCount = 5;
 enum class CommOp : std::uint8_t { kAllReduce, kAllGather, kReduceScatter, kSendRecv };
 
 /// One step of a chip's program.

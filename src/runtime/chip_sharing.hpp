@@ -63,7 +63,9 @@ class ChipSharing {
   static constexpr double kFairShare = 0.5;
   int units_;
   double hbm_;
-  std::array<std::vector<int>, 4> held_{};  ///< per CommAxis: units of each communication in flight
+  /// Per CommAxis (one NCCL communicator each: hybrid sharding's replicas have their own):
+  /// units of each communication in flight.
+  std::array<std::vector<int>, parallelism::kCommAxisCount> held_{};
   int taken_ = 0;                           ///< Σ over axes of the largest held
   double drawn_ = 0;                        ///< bytes per ps communication moves through HBM now
   int drawing_ = 0;                         ///< communications drawing (0: drawn_ is exactly 0)

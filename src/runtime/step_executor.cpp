@@ -500,7 +500,7 @@ class Executor final : public core::EventHandler {
     State& st = stages_[s];
     const Task& t = plan_.stages[s].tasks[index];
     st.streams[static_cast<std::size_t>(t.stream)].busy = true;
-    const auto axis = static_cast<std::size_t>(t.axis);
+    const std::size_t axis = report_axis(t.axis);
     if (st.in_flight[axis]++ == 0) st.busy_since[axis] = sim.now();
     // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
     const collectives::Op op = t.kind == TaskKind::kSend ? collectives::Op::kSendRecv : collective_op(t.op);
@@ -575,7 +575,7 @@ class Executor final : public core::EventHandler {
     const SimTime now = sim.now();
     hold_units(f, -1);
     retime(sim);
-    const auto axis = static_cast<std::size_t>(t.axis);
+    const std::size_t axis = report_axis(t.axis);
     if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
     if (t.stream == Stream::kCompute) {
       add(st, comm_category(t.axis), f.start, now, f.task);

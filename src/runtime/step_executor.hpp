@@ -14,7 +14,14 @@
 
 namespace podsim::runtime {
 
-inline constexpr std::size_t kCommAxes = 4;  ///< tp, dp, pp, other
+inline constexpr std::size_t kCommAxes = 4;  ///< what results report per axis: tp, dp, pp, other
+
+/// The reported axis of a communication: hybrid sharding's replica all-reduces count as
+/// data-parallel (their time already does, time_category.hpp).
+constexpr std::size_t report_axis(parallelism::CommAxis axis) {
+  return axis == parallelism::CommAxis::kDpReplica ? static_cast<std::size_t>(parallelism::CommAxis::kDp)
+                                                   : static_cast<std::size_t>(axis);
+}
 
 /// What one stage's representative chip did during the step.
 struct StageResult {
@@ -23,7 +30,7 @@ struct StageResult {
   CategoryTimes time_ps{};         ///< sums to the step time
   double flops = 0;                ///< useful FLOPs executed (recompute included)
   double padded_flops = 0;
-  std::array<double, kCommAxes> comm_bytes{};     ///< bytes this chip sent, per CommAxis
+  std::array<double, kCommAxes> comm_bytes{};     ///< bytes this chip sent, per report_axis
   /// Time at least one communication of the axis was in flight (streams overlap: a union,
   /// so it never exceeds the step).
   std::array<SimTime, kCommAxes> comm_busy_ps{};

@@ -154,6 +154,16 @@ TEST(HybridShard, OnlyTheReplicasAllReduceCrossesTheSlices) {
     const auto r = runtime::simulate_step(hybrid);
     const double expected = replicas * topo.chips();
     EXPECT_NEAR(dcn_up_bytes(hybrid, r), expected, 1e-6 * expected) << network;
+    // The data-parallel bytes a chip reports are its group's gathers and reduce-scatters, (64 −
+    // 1)/64 of S each, and the replicas' all-reduces, 2·(2 − 1)/2 of S each.
+    double dp_sent = 0;
+    for (const auto& task : plan.stages[0].tasks) {
+      if (task.axis == CommAxis::kDp) dp_sent += task.bytes * 63.0 / 64.0;
+      if (task.axis == CommAxis::kDpReplica) dp_sent += task.bytes;
+    }
+    const auto& reported = r.execution.stages[0].comm_bytes;
+    EXPECT_NEAR(reported[static_cast<std::size_t>(CommAxis::kDp)], dp_sent, 1e-9 * dp_sent) << network;
+    EXPECT_EQ(reported[static_cast<std::size_t>(CommAxis::kOther)], 0.0) << network;
     // /summary says over how many replicas the state is sharded.
     EXPECT_EQ(output::summary_table(hybrid, r, {}).ints("zero_group").at(0), 64) << network;
 
