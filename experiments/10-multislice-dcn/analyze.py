@@ -1,4 +1,4 @@
-"""Experiment 10: weak scaling over pods per collective algorithm; the DCN bandwidth sweep."""
+"""Experiment 10: weak scaling over pods per collective algorithm; the DCN bandwidth sweep; FSDP across pods."""
 import glob
 import os
 import re
@@ -49,6 +49,23 @@ header_b = ["dcn_GBps_per_chip", "step_s", "MFU_%", "exposed_dp_s", "hidden_dp_s
 print("\nB. 4 pods (1024 chips), DCN bandwidth per chip")
 px.print_table(header_b, B, "%.4g")
 px.write_csv(os.path.join(out, "dcn.csv"), header_b, B)
+
+MODES = ["zero1", "flat", "hybrid"]
+C = []
+for f in glob.glob(os.path.join(out, "C-*-slices*.h5")):
+    mode, n = re.match(r"C-(.+)-slices(\d+)\.h5$", os.path.basename(f)).groups()
+    s, b = px.summary(f), px.pacing(f)
+    dcn_bytes, dcn_util = dcn_stats(f)
+    C.append((int(n), MODES.index(mode), mode, s["zero"], s["zero_group"], s["step_time_s"],
+              s["tokens_per_s"] / s["chips"], b["comm_dp_s"], dcn_bytes / 1e6, dcn_util,
+              s["memory_peak_bytes"] / 2**30))
+C.sort()
+rows_c = [r[:1] + r[2:] for r in C]
+header_c = ["pods", "sharding", "zero", "zero_group", "step_s", "tokens_per_s_per_chip", "exposed_dp_s",
+            "max_MB_per_DCN_link", "max_DCN_util", "memory_GiB_per_chip"]
+print("\nC. ZeRO-1, ZeRO-3 over all replicas (flat), ZeRO-3 inside each pod (hybrid); 512 sequences per pod")
+px.print_table(header_c, rows_c, "%.4g")
+px.write_csv(os.path.join(out, "fsdp.csv"), header_c, rows_c)
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
 for k, alg in enumerate(ALGS):
