@@ -64,6 +64,34 @@ TEST(LayoutSpace, EveryFactorizationAppearsAndSimulatedLayoutsRunAndFit) {
   EXPECT_EQ(shapes.size(), 15U);
 }
 
+TEST(LayoutSpace, AScenariosZeroGroupHoldsForEveryLayoutWithZeroOn) {
+  // Hybrid sharding's group is the scenario's, not searched: ZeRO layouts whose dp 4 divides
+  // shard in groups of 4; one whose dp it does not divide cannot run, and says why.
+  runtime::Scenario base = small_base();
+  base.parallel.zero_group = 4;
+  bool hybrid = false;
+  bool refused = false;
+  for (const auto& c : enumerate_layouts(base, SpaceOptions{})) {
+    const Layout& l = c.layout;
+    if (l.zero == 0) {
+      EXPECT_EQ(l.zero_group, 0) << describe(l);
+      EXPECT_EQ(zero_state_group(l), 1) << describe(l);
+      continue;
+    }
+    EXPECT_EQ(l.zero_group, 4) << describe(l);
+    if (l.dp % 4 != 0) {
+      EXPECT_EQ(c.verdict, Verdict::kCannotRun) << describe(l);
+      refused = refused || c.reason.find("parallelism.zero_group") != std::string::npos;  // or an earlier problem
+    } else if (l.dp > 4) {
+      EXPECT_NE(describe(l).find("in groups of 4"), std::string::npos) << describe(l);
+      EXPECT_EQ(zero_state_group(l), 4);
+      hybrid = true;
+    }
+  }
+  EXPECT_TRUE(hybrid);
+  EXPECT_TRUE(refused);
+}
+
 TEST(LayoutSpace, DominanceKeepsOnlyTheLeastRecomputeThatFitsAndZero2WhenItSavesRecompute) {
   const auto candidates = enumerate_layouts(small_base(), SpaceOptions{});
   // Group the variants that differ only in recompute.
