@@ -21,6 +21,26 @@ bool opens_scalar(std::string_view line, std::size_t at) {
          before == ':';
 }
 
+/// What a quote at `at` of `line` is, outside any quoted scalar.
+enum class QuoteRole { kOpens, kContent, kUnsure };
+
+/// A quote right after a character that is not a blank (it's, a'b) is content; one at the start,
+/// after a flow indicator or ":" opens a scalar. After blanks it opens one only where a token
+/// starts (the blanks follow nothing, a flow indicator, ":", or a lone "-" or "?"); after the
+/// content of a plain scalar (`true  'x`) yaml-cpp takes it for more of that scalar. A quote
+/// wrongly taken for an opening one can seem to close and let a "#" inside the real scalar pass
+/// for a comment, so what is neither is unsure: the scan stops.
+QuoteRole quote_role(std::string_view line, std::size_t at) {
+  if (at == 0 || !blank(line[at - 1])) return opens_scalar(line, at) ? QuoteRole::kOpens : QuoteRole::kContent;
+  std::size_t p = at;
+  while (p > 0 && blank(line[p - 1])) --p;
+  if (p == 0) return QuoteRole::kOpens;
+  const char prev = line[p - 1];
+  if (prev == '[' || prev == '{' || prev == ',' || prev == ':') return QuoteRole::kOpens;
+  if ((prev == '-' || prev == '?') && (p == 1 || blank(line[p - 2]))) return QuoteRole::kOpens;
+  return QuoteRole::kUnsure;
+}
+
 /// Whether a token may start at `at`: where a quoted scalar may, or after "-" (taking too
 /// many positions for token starts only leaves more text as it is).
 bool token_start(std::string_view line, std::size_t at) {
@@ -132,9 +152,15 @@ LineScan scan_line(std::string_view line) {
     } else if (c == '#' && (i == 0 || blank(line[i - 1]))) {
       s.comment = i;
       break;
-    } else if ((c == '\'' || c == '"') && (opens_scalar(line, i) || (i > 0 && closed == i - 1))) {
-      // (yaml-cpp also starts a token right after a quoted scalar's closing quote)
+    } else if ((c == '\'' || c == '"') && i > 0 && closed == i - 1) {
+      // yaml-cpp also starts a token right after a quoted scalar's closing quote.
       quote = c == '\'' ? Quote::kSingle : Quote::kDouble;
+    } else if ((c == '\'' || c == '"') && quote_role(line, i) != QuoteRole::kContent) {
+      if (quote_role(line, i) == QuoteRole::kUnsure) {
+        s.unsure = true;
+      } else {
+        quote = c == '\'' ? Quote::kSingle : Quote::kDouble;
+      }
     } else if ((c == '|' || c == '>') && (i == 0 || blank(line[i - 1])) && block_header_rest(line, i + 1)) {
       s.unsure = true;  // a block scalar: its lines are content whatever they hold
     } else if ((c == '!' || c == '&' || c == '*' || c == '%') && token_start(line, i)) {

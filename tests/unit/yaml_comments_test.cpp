@@ -46,6 +46,14 @@ TEST(ShortenComments, LeavesWhatItCannotFollow) {
   // directives stop the scan.
   EXPECT_EQ(shorten_comments("!t\"a\n# b\"\n# c\n"), "!t\"a\n# b\"\n# c\n");
   EXPECT_EQ(shorten_comments("# a\nk: &x 1 # b\n"), "#\nk: &x 1 # b\n");
+  // After a plain scalar's content and blanks a quote is more of that scalar, and the next
+  // quotes may open one that hides a "#" (a fuzz finding): the scan stops there.
+  EXPECT_EQ(shorten_comments("# a\nk: [true  'h: ''''' #''''''''''7''''' x'}\n# b\n"),
+            "#\nk: [true  'h: ''''' #''''''''''7''''' x'}\n# b\n");
+  EXPECT_EQ(shorten_comments("k: v 'w' # c\n"), "k: v 'w' # c\n");
+  // Where a token starts, a quote after blanks opens a scalar as before.
+  EXPECT_EQ(shorten_comments("- 'a # b' # c\nk:  \"d\" # e\nl: [1,  'f'] # g\n"),
+            "- 'a # b' #\nk:  \"d\" #\nl: [1,  'f'] #\n");
   // A quote right after a closing one opens another scalar (yaml-cpp needs no blank between).
   EXPECT_EQ(shorten_comments("a: \"x\"\"y # z\"\n"), "a: \"x\"\"y # z\"\n");
   // UTF-16 (a NUL byte, a byte-order mark), malformed UTF-8 (yaml-cpp's decoder swallows the
