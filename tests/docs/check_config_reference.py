@@ -84,12 +84,18 @@ def strip_comments(text):
     return "".join(out)
 
 
+CHAR_LITERAL_RE = re.compile(r"'(?:\\.|[^'\\\n])'")
+
+
 def matching(text, open_at, opening, closing):
     """Offset just past the bracket closing the one at open_at (strings skipped)."""
     depth, i, n = 0, open_at, len(text)
     while i < n:
         c = text[i]
-        if c == '"':
+        char_literal = CHAR_LITERAL_RE.match(text, i) if c == "'" else None
+        if char_literal:  # '"', '{', '\\'' (not a digit separator: 1'000)
+            i = char_literal.end() - 1
+        elif c == '"':
             i += 1
             while i < n and text[i] != '"':
                 i += 2 if text[i] == "\\" else 1
