@@ -26,15 +26,6 @@ std::size_t slot(CommAxis axis) {
   }
 }
 
-/// The index of logical axis `name` in `mesh`, or -1 when it has none (dp_replica without
-/// hybrid sharding).
-int axis_or_none(const topology::DeviceMesh& mesh, const char* name) {
-  for (std::size_t i = 0; i < mesh.axes().size(); ++i) {
-    if (mesh.axes()[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 /// The two chips at positions `a` and `b` of pipeline group `mg` (a message or a tied-embedding
 /// sum between two stages), as a group of 2 along its axis.
 collectives::Group pair_of(const collectives::Group& mg, int a, int b) {
@@ -59,7 +50,7 @@ NetworkCommModel::NetworkCommModel(const topology::Topology& topo, const topolog
       net_(net),
       executor_(executor),
       link_count_(topo.links().size()),
-      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp"), axis_or_none(mesh, "dp_replica")} {
+      axis_index_{mesh.axis_index("tp"), mesh.axis_index("dp"), mesh.axis_index("pp"), mesh.find_axis("dp_replica")} {
   // Link classes: (tier, axis, direction, pipeline stage of the chip end; -1 between switches).
   std::map<std::tuple<int, int, int, int>, std::uint32_t> classes;
   const auto pp = static_cast<std::size_t>(axis_index_[2]);

@@ -92,11 +92,17 @@ DeviceMesh::DeviceMesh(const Topology& topo, const std::vector<LogicalAxisReques
   }
 }
 
-int DeviceMesh::axis_index(const std::string& name) const {
+int DeviceMesh::find_axis(const std::string& name) const {
   for (std::size_t i = 0; i < axes_.size(); ++i) {
     if (axes_[i].name == name) return static_cast<int>(i);
   }
-  throw SimulationError("no logical axis " + name);
+  return -1;
+}
+
+int DeviceMesh::axis_index(const std::string& name) const {
+  const int i = find_axis(name);
+  if (i < 0) throw SimulationError("no logical axis " + name);
+  return i;
 }
 
 std::vector<int> DeviceMesh::coords(ChipId chip) const {

@@ -44,8 +44,11 @@ class DeviceMesh {
   DeviceMesh(const Topology& topo, const std::vector<LogicalAxisRequest>& requests);
 
   const std::vector<LogicalAxis>& axes() const { return axes_; }
-  /// Index of the logical axis called `name`.
+  /// Index of the logical axis called `name`; throws SimulationError when there is none.
   int axis_index(const std::string& name) const;
+  /// Index of the logical axis called `name`, or -1 when the mesh has none (an optional
+  /// axis such as dp_replica, which only hybrid sharding creates).
+  int find_axis(const std::string& name) const;
 
   /// Logical coordinates of a chip, one per logical axis.
   std::vector<int> coords(ChipId chip) const;

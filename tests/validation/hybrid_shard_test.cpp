@@ -12,6 +12,7 @@
 #include "runtime/step_simulation.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
+#include "util/error.hpp"
 
 namespace podsim {
 namespace {
@@ -172,6 +173,20 @@ TEST(HybridShard, OnlyTheReplicasAllReduceCrossesTheSlices) {
     EXPECT_GT(dcn_up_bytes(flat, flat_r), 1.4 * expected) << network;
     EXPECT_EQ(output::summary_table(flat, flat_r, {}).ints("zero_group").at(0), flat.parallel.dp) << network;
   }
+}
+
+TEST(HybridShard, OnlyHybridShardingGivesTheMeshAReplicaAxis) {
+  // The comm models look the replica axis up with find_axis, which says -1 where it is
+  // missing; axis_index, for the axes every mesh has, refuses a missing one.
+  const auto flat = multislice({"parallelism.zero=3"});
+  const topology::Topology topo(flat.topology);
+  const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(flat.parallel));
+  EXPECT_EQ(mesh.find_axis("dp_replica"), -1);
+  EXPECT_THROW((void)mesh.axis_index("dp_replica"), SimulationError);
+  EXPECT_EQ(mesh.find_axis("dp"), mesh.axis_index("dp"));
+  const auto hybrid = multislice({"parallelism.zero=3", "parallelism.zero_group=64"});
+  const topology::DeviceMesh split(topo, parallelism::mesh_requests(hybrid.parallel));
+  EXPECT_GE(split.find_axis("dp_replica"), 0);
 }
 
 }  // namespace
