@@ -123,14 +123,27 @@ std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown
   return why;
 }
 
+/// Hybrid sharding's groups tried for a layout of `dp` replicas with ZeRO on: the one fixed,
+/// or the base scenario's; else all of dp (0) and, where the slow tier joins several slices or
+/// nodes whose count divides dp, one group per slice or node (FSDP inside it, replicas across:
+/// PyTorch's HYBRID_SHARD, MaxText's ici_fsdp × dcn_data_parallelism).
+std::vector<int> zero_groups(const runtime::Scenario& base, const FixedKnobs& fixed, int dp) {
+  if (fixed.zero_group) return {*fixed.zero_group};
+  if (base.parallel.zero_group > 0) return {base.parallel.zero_group};
+  std::vector<int> out{0};
+  const int domains = topology::fast_domains(base.topology);
+  if (base.training.zero3_collectives == parallelism::Zero3Collectives::kFlat && domains > 1 && dp % domains == 0 &&
+      dp / domains > 1) {
+    out.push_back(dp / domains);
+  }
+  return out;
+}
+
 std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options) {
   const topology::Topology topo(base.topology);
   const std::uint32_t chips = topo.chips();
   std::vector<Candidate> out;
   const FixedKnobs& fixed = options.fixed;
-  // Hybrid sharding's group: as fixed, or as the base scenario gives it (a layout whose dp it
-  // does not divide cannot run); 0 is no hybrid sharding.
-  const int group = fixed.zero_group ? *fixed.zero_group : base.parallel.zero_group;
   for (int tp : divisors(static_cast<int>(chips))) {
     if (fixed.tp && tp != *fixed.tp) continue;
     for (int pp : divisors(static_cast<int>(chips) / tp)) {
@@ -159,40 +172,45 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
         if (base.training.global_batch % (shape.dp * mb) != 0) continue;
         for (const auto& [schedule, v] : schedules(pp, options)) {
           for (bool sp : only(fixed.sequence_parallel, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
-            // The recompute level at which each ZeRO stage first fits (-1: not yet).
-            std::array<int, 4> first_fit{-1, -1, -1, -1};
+            // The recompute level at which each ZeRO stage first fits, per group (-1: not yet).
+            std::array<std::array<int, 2>, 4> first_fit{};
+            for (auto& f : first_fit) f.fill(-1);
+            const std::vector<int> groups = zero_groups(base, fixed, shape.dp);
             for (int zero : only(fixed.zero, shape.dp > 1 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0})) {
-              for (std::size_t r = 0; r < recomputes.size(); ++r) {
-                Candidate c;
-                c.layout = shape;
-                c.layout.micro_batch = mb;
-                c.layout.schedule = schedule;
-                c.layout.virtual_stages = v;
-                c.layout.sequence_parallel = sp;
-                c.layout.zero = zero;
-                c.layout.zero_group = zero >= 1 ? group : 0;
-                c.layout.recompute = recomputes[r];
-                const runtime::Scenario s = apply(base, c.layout);
-                c.reason = layout_problem(s, chips);
-                if (!c.reason.empty()) {
-                  c.verdict = Verdict::kCannotRun;
-                } else if (auto why = does_not_fit_with(memory::stage_memory(s.model, s.chip, s.parallel, s.training),
-                                                        options.memory_headroom)) {
-                  c.verdict = Verdict::kDoesNotFit;
-                  c.reason = *why;
-                } else if (first_fit[zero] >= 0) {
-                  c.verdict = Verdict::kDominated;
-                  c.reason = std::string("recomputes more than recompute ") +
-                             parallelism::recompute_name(recomputes[static_cast<std::size_t>(first_fit[zero])]) +
-                             ", which fits";
-                } else {
-                  first_fit[zero] = static_cast<int>(r);
-                  if (zero == 2 && first_fit[1] == static_cast<int>(r)) {
+              for (std::size_t g = 0; g < (zero >= 1 ? groups.size() : 1); ++g) {
+                const int group = zero >= 1 ? groups[g] : 0;
+                auto& fit = first_fit[static_cast<std::size_t>(zero)][g];
+                for (std::size_t r = 0; r < recomputes.size(); ++r) {
+                  Candidate c;
+                  c.layout = shape;
+                  c.layout.micro_batch = mb;
+                  c.layout.schedule = schedule;
+                  c.layout.virtual_stages = v;
+                  c.layout.sequence_parallel = sp;
+                  c.layout.zero = zero;
+                  c.layout.zero_group = group;
+                  c.layout.recompute = recomputes[r];
+                  const runtime::Scenario s = apply(base, c.layout);
+                  c.reason = layout_problem(s, chips);
+                  if (!c.reason.empty()) {
+                    c.verdict = Verdict::kCannotRun;
+                  } else if (auto why = does_not_fit_with(memory::stage_memory(s.model, s.chip, s.parallel, s.training),
+                                                          options.memory_headroom)) {
+                    c.verdict = Verdict::kDoesNotFit;
+                    c.reason = *why;
+                  } else if (fit >= 0) {
                     c.verdict = Verdict::kDominated;
-                    c.reason = "runs the same program as ZeRO-1, which fits";
+                    c.reason = std::string("recomputes more than recompute ") +
+                               parallelism::recompute_name(recomputes[static_cast<std::size_t>(fit)]) + ", which fits";
+                  } else {
+                    fit = static_cast<int>(r);
+                    if (zero == 2 && first_fit[1][g] == static_cast<int>(r)) {
+                      c.verdict = Verdict::kDominated;
+                      c.reason = "runs the same program as ZeRO-1, which fits";
+                    }
                   }
+                  out.push_back(std::move(c));
                 }
-                out.push_back(std::move(c));
               }
             }
           }

@@ -116,6 +116,12 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
+/// The ZeRO stage, and under hybrid sharding the group it shards over: "3", "3 in 256".
+std::string zero_text(const Layout& l) {
+  const int group = zero_state_group(l);
+  return std::to_string(l.zero) + (l.zero >= 1 && group < l.dp ? " in " + std::to_string(group) : "");
+}
+
 
 struct Counts {
   std::size_t by_verdict[4] = {0, 0, 0, 0};
@@ -167,6 +173,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     output::TextTable t({"#", "contention s", "analytical s", "MFU %", "GiB/chip", "dp", "tp", "pp", "schedule", "mb",
                          "ZeRO", "SP", "recompute", "largest overhead"});
     for (std::size_t col : {8U, 11U, 12U, 13U}) t.set_align(col, output::Align::kLeft);
+    bool hybrid = false;
     for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
       const std::size_t k = r.ranking[i];
       const Layout& l = r.candidates[k].layout;
@@ -175,12 +182,17 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                  fixed(r.analytical[k]->step_s, 3),
                  fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
                  std::to_string(l.tp), std::to_string(l.pp), schedule_text(l), std::to_string(l.micro_batch),
-                 std::to_string(l.zero), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
+                 zero_text(l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
                  o.dominant_overhead()});
+      hybrid = hybrid || zero_state_group(l) < l.dp;
     }
     out += t.render();
     out += "(step time per training step; ranked by the contention-aware network where simulated on it, then by the "
            "analytical one; MFU, memory and overhead from the same simulation)\n";
+    if (hybrid) {
+      out += "(ZeRO \"3 in 256\": hybrid sharding, the ZeRO state sharded over groups of 256 replicas inside a slice or "
+             "node, the groups' copies all-reducing across them)\n";
+    }
   }
   out += "\n" + pure_data_parallel_verdict(q, r) + "\n" + pure_model_parallel_verdict(q, r) + "\n";
   return out;

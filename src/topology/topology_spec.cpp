@@ -27,6 +27,12 @@ std::vector<std::string> axis_names(const TopologySpec& spec) {
       spec.layout);
 }
 
+int fast_domains(const TopologySpec& spec) {
+  if (const auto* multi = std::get_if<MultisliceSpec>(&spec.layout)) return multi->slices;
+  if (const auto* cluster = std::get_if<SwitchSpec>(&spec.layout)) return cluster->nodes;
+  return 1;
+}
+
 std::uint64_t chip_count(const TopologySpec& spec) {
   return std::visit(
       [](const auto& layout) -> std::uint64_t {

@@ -84,6 +84,10 @@ TopologySpec with_link_efficiency(TopologySpec spec, double fast, double slow);
 /// Number of chips of `spec` (without building its graph).
 std::uint64_t chip_count(const TopologySpec& spec);
 
+/// Domains of the fast tier the slow one joins: the slices of a multislice, the nodes of a
+/// GPU cluster; 1 for a single grid. Hybrid sharding's natural ZeRO group is one domain.
+int fast_domains(const TopologySpec& spec);
+
 /// Names of the chips' coordinate axes, in order: x, y, z of a grid (as many as it has),
 /// then "slice" for a multislice; "gpu" (index in the node) and "node" for a switch.
 std::vector<std::string> axis_names(const TopologySpec& spec);

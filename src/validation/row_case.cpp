@@ -404,6 +404,9 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
       out.assumptions.push_back("ZeRO sharded inside each slice, replicas across slices (hybrid sharding)");
     }
   }
+  // Hybrid sharding only where the row says so (above): the planner would otherwise also try
+  // one ZeRO group per node or slice, which no other published run states.
+  if (!fixed.zero_group) fixed.zero_group = 0;
   if (const auto how = zero3_collectives_of(row)) {
     s.training.zero3_collectives = *how;
     out.assumptions.push_back(

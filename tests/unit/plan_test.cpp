@@ -56,6 +56,7 @@ TEST(LayoutSpace, EveryFactorizationAppearsAndSimulatedLayoutsRunAndFit) {
     if (l.dp == 1) {
       EXPECT_EQ(l.zero, 0);
     }
+    EXPECT_EQ(l.zero_group, 0) << describe(l);  // one slice: no hybrid sharding to try
     if (l.pp == 1) {
       EXPECT_EQ(l.virtual_stages, 1);
     }
@@ -92,16 +93,59 @@ TEST(LayoutSpace, AScenariosZeroGroupHoldsForEveryLayoutWithZeroOn) {
   EXPECT_TRUE(refused);
 }
 
+TEST(LayoutSpace, OnSeveralSlicesZeroAlsoShardsInsideEachSlice) {
+  // Two 4x4 slices over DCN: every ZeRO layout is tried with one group of all dp replicas and,
+  // where the 2 slices divide dp into groups of more than one, with one group per slice
+  // (hybrid sharding); nothing else. Without ZeRO there is no group.
+  runtime::Scenario base = small_base();
+  const auto grid = std::get<topology::GridSpec>(base.topology.layout);
+  base.topology.layout = topology::MultisliceSpec{2, grid, topology::LinkSpec{3.125e9, 10'000'000}};
+  base.topology.name = "two-v5e-4x4";
+  using Key = std::tuple<int, int, int, int, int, int, bool, int, int>;
+  std::map<Key, std::set<int>> groups;
+  std::size_t hybrid_simulated = 0;
+  for (const auto& c : enumerate_layouts(base, SpaceOptions{})) {
+    if (c.whole_shape) continue;
+    const Layout& l = c.layout;
+    EXPECT_EQ(l.dp * l.tp * l.pp, 32) << describe(l);
+    if (l.zero == 0) {
+      EXPECT_EQ(l.zero_group, 0) << describe(l);
+      continue;
+    }
+    groups[{l.dp, l.tp, l.pp, static_cast<int>(l.schedule), l.virtual_stages, l.micro_batch, l.sequence_parallel,
+            l.zero, static_cast<int>(l.recompute)}]
+        .insert(l.zero_group);
+    if (l.zero_group > 0 && c.verdict == Verdict::kSimulate) {
+      ++hybrid_simulated;
+      EXPECT_NE(describe(l).find("in groups of " + std::to_string(l.dp / 2)), std::string::npos) << describe(l);
+      // Each slice holds one copy of the state, so a chip keeps twice the flat shard of it.
+      Layout flat = l;
+      flat.zero_group = 0;
+      const auto mine = memory::stage_memory(base.model, base.chip, apply(base, l).parallel, apply(base, l).training);
+      const auto theirs =
+          memory::stage_memory(base.model, base.chip, apply(base, flat).parallel, apply(base, flat).training);
+      EXPECT_GT(mine[0].total, theirs[0].total) << describe(l);
+    }
+  }
+  ASSERT_FALSE(groups.empty());
+  for (const auto& [key, seen] : groups) {
+    const int dp = std::get<0>(key);
+    const std::set<int> expected = dp % 2 == 0 && dp / 2 > 1 ? std::set<int>{0, dp / 2} : std::set<int>{0};
+    EXPECT_EQ(seen, expected) << "dp " << dp;
+  }
+  EXPECT_GT(hybrid_simulated, 0U);
+}
+
 TEST(LayoutSpace, DominanceKeepsOnlyTheLeastRecomputeThatFitsAndZero2WhenItSavesRecompute) {
   const auto candidates = enumerate_layouts(small_base(), SpaceOptions{});
   // Group the variants that differ only in recompute.
-  using Key = std::tuple<int, int, int, int, int, int, bool, int>;
+  using Key = std::tuple<int, int, int, int, int, int, bool, int, int>;
   std::map<Key, std::vector<const Candidate*>> groups;
   for (const auto& c : candidates) {
     if (c.whole_shape) continue;
     const Layout& l = c.layout;
     groups[{l.dp, l.tp, l.pp, static_cast<int>(l.schedule), l.virtual_stages, l.micro_batch, l.sequence_parallel,
-            l.zero}]
+            l.zero, l.zero_group}]
         .push_back(&c);
   }
   std::size_t dominated = 0;
