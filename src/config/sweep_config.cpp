@@ -42,7 +42,11 @@ std::vector<std::size_t> coordinates(const std::vector<SweepDimension>& dimensio
 }  // namespace
 
 std::map<std::string, std::int64_t> derive_variables(const runtime::Scenario& s) {
+  const auto* multi = std::get_if<topology::MultisliceSpec>(&s.topology.layout);
+  const auto* cluster = std::get_if<topology::SwitchSpec>(&s.topology.layout);
   return {{"chips", static_cast<std::int64_t>(topology::chip_count(s.topology))},
+          {"slices", multi != nullptr ? multi->slices : 1},
+          {"nodes", cluster != nullptr ? cluster->nodes : 1},
           {"dp", s.parallel.dp},
           {"tp", s.parallel.tp},
           {"pp", s.parallel.pp},

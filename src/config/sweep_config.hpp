@@ -66,7 +66,8 @@ struct LoadedSweep {
 LoadedSweep load_sweep(const std::filesystem::path& file);
 
 /// What a derive expression may use, with a scenario's values: chips and the scenario's
-/// numbers (dp, tp, pp, …, layers, hidden, heads, vocab).
+/// numbers (dp, tp, pp, …, layers, hidden, heads, vocab); slices (of a multislice) and nodes (of a
+/// GPU cluster), 1 where the machine has none, for hybrid sharding's group.
 std::map<std::string, std::int64_t> derive_variables(const runtime::Scenario& scenario);
 
 }  // namespace podsim::config

@@ -115,6 +115,32 @@ TEST_F(SweepFiles, SharedMeasurementsGiveEveryPointExactlyItsOwnResult) {
   }
 }
 
+TEST_F(SweepFiles, DeriveKnowsTheSlicesForHybridSharding) {
+  // On two pods, one ZeRO group per pod whatever tp: zero_group = chips / (tp · slices), read
+  // from the point's own values (derived keys do not see each other).
+  const auto two_pods = (kRoot / "topologies/tpu-v5e-2x16x16.yaml").string();
+  const auto sweep = config::load_sweep(write("axes: { topology: [" + two_pods + "], parallelism.tp: [4, 8], parallelism.zero: [3] }\n"
+                                              "derive: { parallelism.dp: \"chips / tp\", "
+                                              "parallelism.zero_group: \"chips / (tp * slices)\" }\n"));
+  const auto& ints = sweep::metric_schema().ints;
+  const auto column = [&](const char* name) {
+    return static_cast<std::size_t>(
+        std::find_if(ints.begin(), ints.end(), [&](const auto& c) { return c.first == name; }) - ints.begin());
+  };
+  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
+    const sweep::PointResult p = sweep::evaluate_point(sweep, i);
+    ASSERT_TRUE(p.feasible) << p.reason;
+    const std::int64_t dp = p.ints[column("dp")];
+    EXPECT_EQ(dp, i == 0 ? 128 : 64);
+    EXPECT_EQ(p.ints[column("zero_group")], dp / 2) << "point " << i;
+  }
+  // A single grid has one slice (and a GPU-less machine one node): the group is all of dp.
+  const auto one = config::derive_variables(
+      config::load_scenario(kRoot / "configs/examples/dp-tp-llama2-13b-tpu-v5e.yaml", {}).scenario);
+  EXPECT_EQ(one.at("slices"), 1);
+  EXPECT_EQ(one.at("nodes"), 1);
+}
+
 TEST_F(SweepFiles, InfeasiblePointsSayWhyOrStopAStrictSweep) {
   const std::string axes = "axes: { parallelism.tp: [1, 3] }\n";
   const auto lenient = config::load_sweep(write(axes + "derive: { parallelism.dp: \"chips / tp\" }\n"));
