@@ -105,7 +105,7 @@ hardware::ChipSpec read_hardware(Reader& r) {
   c.stack = r.choice("stack", {"megatron", "xla"}) == "xla" ? hardware::SoftwareStack::kXla
                                                             : hardware::SoftwareStack::kMegatron;
   const Reader e = r.child("efficiency");
-  e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn", "flash_attention"});
+  e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn", "flash_attention", "triton_attention"});
   c.efficiency.matmul = e.real("matmul", 0.01, 1.0);
   c.efficiency.memory = e.real("memory", 0.01, 1.0);
   c.efficiency.op_overhead_ps = e.duration("op_overhead");
@@ -113,6 +113,7 @@ hardware::ChipSpec read_hardware(Reader& r) {
   c.efficiency.ici = e.real("ici", 0.01, 1.0);
   c.efficiency.dcn = e.real("dcn", 0.01, 1.0);
   if (e.has("flash_attention")) c.efficiency.flash_attention = e.real("flash_attention", 0.01, 1.0);
+  if (e.has("triton_attention")) c.efficiency.triton_attention = e.real("triton_attention", 0.01, 1.0);
   return c;
 }
 

@@ -104,8 +104,8 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
 
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
-  r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "dp_bucket",
-                "zero3_collectives", "overlap", "input"});
+  r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
+                "dp_bucket", "zero3_collectives", "overlap", "input"});
   parallelism::TrainingSpec t;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
@@ -136,6 +136,15 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   t.precision.fp8_attention = prec.boolean("fp8_attention");
   r.set_default("flash_attention", "false");
   t.flash_attention = r.boolean("flash_attention");
+  r.set_default("flash_kernel", "native");
+  t.flash_kernel = r.choice("flash_kernel", hardware::kFlashKernels, hardware::flash_kernel_name);
+  if (t.flash_kernel != hardware::FlashKernel::kNative) {
+    if (!t.flash_attention) r.fail("flash_kernel", "names a fused-attention kernel, but training.flash_attention is false");
+    if (!hardware::has_flash_kernel(chip, t.flash_kernel)) {
+      r.fail("flash_kernel", "hardware " + chip.name + " has no efficiency.triton_attention (no rate measured for "
+                             "the Triton FlashAttention kernel on it; docs/calibration.md)");
+    }
+  }
   r.set_default("dp_bucket", "25 MiB");  // PyTorch DDP: bucket_cap_mb=25, times 1024 * 1024
   t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
   if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");

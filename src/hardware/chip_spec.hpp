@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -20,6 +21,15 @@ struct Efficiency {
   /// Fraction of the dtype peak a fused (flash) attention kernel's matmuls reach; 0: as
   /// `matmul` (the hardware file gives it where a measurement says the kernel reaches less).
   double flash_attention = 0;
+  /// Fraction of the dtype peak the Triton FlashAttention kernel reaches (MPT's
+  /// flash_attn_triton.py, llm-foundry's attn_impl: triton); 0: not measured on this chip.
+  double triton_attention = 0;
+};
+
+/// Which fused-attention kernel a step runs (`training.flash_kernel`).
+enum class FlashKernel : std::uint8_t {
+  kNative,  ///< the chip's own (FlashAttention-2 on GPUs, Pallas on TPUs): efficiency.flash_attention
+  kTriton,  ///< the Triton FlashAttention MPT ships: efficiency.triton_attention
 };
 
 /// The software that trains on the chip, whose defaults the overlap options take
@@ -47,5 +57,15 @@ struct ChipSpec {
   SoftwareStack stack = SoftwareStack::kMegatron;
   Efficiency efficiency;
 };
+
+inline constexpr std::array<FlashKernel, 2> kFlashKernels{FlashKernel::kNative, FlashKernel::kTriton};
+/// "native", "triton" — as written in scenarios.
+const char* flash_kernel_name(FlashKernel k);
+/// Whether `chip` has a rate for `kernel` (the native one always has: its matmul efficiency
+/// if nothing else).
+bool has_flash_kernel(const ChipSpec& chip, FlashKernel kernel);
+/// `chip` as a step that runs `kernel` times it: with kTriton its fused attention runs at
+/// efficiency.triton_attention. Throws InputError if the chip has no rate for the kernel.
+ChipSpec with_flash_kernel(const ChipSpec& chip, FlashKernel kernel);
 
 }  // namespace podsim::hardware

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hardware/chip_spec.hpp"
 #include "hardware/dtype.hpp"
 #include "topology/device_mesh.hpp"
 #include "util/error.hpp"
@@ -135,6 +136,8 @@ struct TrainingSpec {
   Recompute recompute = Recompute::kNone;
   Precision precision;
   bool flash_attention = false;
+  /// Which fused-attention kernel runs it (with flash_attention): the chip's own, or MPT's Triton one.
+  hardware::FlashKernel flash_kernel = hardware::FlashKernel::kNative;
   double dp_bucket_bytes = 25e6;  ///< gradient-reduction bucket
   Zero3Collectives zero3_collectives = Zero3Collectives::kFlat;
   OverlapSpec overlap;

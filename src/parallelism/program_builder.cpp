@@ -523,8 +523,10 @@ void wait_for_transfer(std::vector<Segment>& segments, SimTime transfer_ps) {
 
 }  // namespace
 
-StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip, const ParallelSpec& parallel,
+StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip, const ParallelSpec& parallel,
                     const TrainingSpec& training, ComputeRuns runs) {
+  // The fused attention runs at the rate of the kernel the step uses (training.flash_kernel).
+  const hardware::ChipSpec chip = hardware::with_flash_kernel(given_chip, training.flash_kernel);
   Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
   c.microbatches = microbatches(parallel, training);
   c.virtual_total = parallel.pp * parallel.virtual_stages;

@@ -479,6 +479,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   }
   t.precision = precision_of(row.at("precision"), out.assumptions);
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
+  if (t.flash_attention && llm_foundry_flash_kernel(row) == hardware::FlashKernel::kTriton) {
+    t.flash_kernel = hardware::FlashKernel::kTriton;
+    out.assumptions.push_back("attention: MPT's Triton FlashAttention (llm-foundry's attn_impl triton, as its "
+                              "benchmark scripts ran this table)");
+  }
   s.network.fidelity = network::Fidelity::kAnalytical;
 
   // What the planner searches when the row is silent: the conventions of its system.

@@ -86,6 +86,18 @@ std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& 
   return parallelism::Zero3Collectives::kPerTensor;
 }
 
+std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row) {
+  if (system_of(row) != System::kLlmFoundry) return std::nullopt;
+  const std::string notes = lower(row.at("notes"));
+  if (has(notes, "attn_impl triton")) return hardware::FlashKernel::kTriton;
+  if (has(notes, "attn_impl flash")) return hardware::FlashKernel::kNative;
+  const auto chips = integer(row.at("n_chips"));
+  const bool large_scale = has(lower(row.at("hardware")), "h100") && chips && *chips >= 128;
+  if (!large_scale) return hardware::FlashKernel::kTriton;
+  const std::string params = lower(row.at("params"));
+  return params == "13b" || params == "30b" ? hardware::FlashKernel::kTriton : hardware::FlashKernel::kNative;
+}
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column
 /// (Megatron pads the embedding table); a GPT-2 BPE vocabulary is 50257 tokens, padded by
 /// Megatron-LM to a multiple of 128 × tp.

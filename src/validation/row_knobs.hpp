@@ -35,6 +35,13 @@ std::optional<int> zero_of(const std::string& cell);
 /// shards (parallelism/zero3_collectives.hpp); nullopt otherwise (flat, the default).
 std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& row);
 
+/// The fused-attention kernel an llm-foundry MPT row ran. Its notes say when they name
+/// `attn_impl`; otherwise as llm-foundry's scripts ran each table: the large-scale H100 table
+/// (>= 128 H100s; scripts/train/benchmarking/sweep.py at 5e85bd62d, 2024-01) ran Triton for MPT-13B
+/// and 30B and FlashAttention-2 for the others, the earlier tables (README at b2a43a147, 2023-10)
+/// submit_benchmarks.py's default `--attn_impl triton`. nullopt: not an llm-foundry row (native).
+std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row);
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
 /// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
 std::optional<long long> vocab_of(const CsvRow& row, long long tp);

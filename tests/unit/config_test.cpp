@@ -260,6 +260,10 @@ TEST_F(ConfigFiles, FlashAttentionEfficiencyIsReadWhereAFileGivesIt) {
   const fs::path root(PODSIM_SOURCE_DIR);
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.flash_attention, 0.35);
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.flash_attention, 0.0);  // as matmul
+  // The Triton FlashAttention's rate, where llm-foundry's tables measure it (docs/calibration.md).
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.triton_attention, 0.165);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.triton_attention, 0.31);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/tpu-v5e.yaml").efficiency.triton_attention, 0.0);  // none
 }
 
 TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {

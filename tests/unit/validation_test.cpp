@@ -208,6 +208,36 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
             std::string::npos);
 }
 
+TEST(Express, LlmFoundryRowsRunTheAttentionKernelItsScriptsRan) {
+  auto kernel = [](const std::string& source, const std::string& hardware, const std::string& chips,
+                   const std::string& params, const std::string& notes) {
+    const RowCase c = express(row({{"source", source}, {"hardware", hardware}, {"n_chips", chips},
+                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", params}, {"layers", "8"},
+                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                   {"vocab", "50368"}, {"global_batch_seqs", chips}, {"micro_batch", "1"},
+                                   {"tp", "1"}, {"pp", "1"}, {"dp", chips}, {"zero_or_fsdp", "PyTorch FSDP FULL_SHARD"},
+                                   {"recompute", "none"}, {"precision", "amp_bf16"}, {"notes", notes}}),
+                              kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    const auto& t = std::get<TrainingCase>(c.what).scenario.training;
+    EXPECT_TRUE(t.flash_attention);
+    return t.flash_kernel;
+  };
+  using hardware::FlashKernel;
+  const std::string foundry = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+  // The 2023 tables ran submit_benchmarks.py's default, Triton.
+  EXPECT_EQ(kernel(foundry, "H100-SXM-80GB", "8", "13B", ""), FlashKernel::kTriton);
+  EXPECT_EQ(kernel(foundry, "A100-SXM4-40GB, 1600 Gbps node-node RoCE", "128", "70B", ""), FlashKernel::kTriton);
+  // The large-scale H100 table (sweep.py): Triton for 13B and 30B, FlashAttention-2 for the others.
+  EXPECT_EQ(kernel(foundry, "H100-SXM-80GB", "512", "30B", ""), FlashKernel::kTriton);
+  EXPECT_EQ(kernel(foundry, "H100-SXM-80GB", "512", "7B", ""), FlashKernel::kNative);
+  // Notes that name the kernel win.
+  EXPECT_EQ(kernel(foundry, "H100-SXM-80GB", "8", "13B", "attn_impl flash"), FlashKernel::kNative);
+  EXPECT_EQ(kernel(foundry, "H100-SXM-80GB", "512", "7B", "attn_impl triton"), FlashKernel::kTriton);
+  // Other systems run the chip's own kernel.
+  EXPECT_EQ(kernel("Some Megatron-LM paper", "H100-SXM-80GB", "8", "13B", ""), FlashKernel::kNative);
+}
+
 TEST(Validate, SourcesAreNamedByRepositoryOrAuthors) {
   EXPECT_EQ(source_key("google/maxtext README.md 'Runtime Performance Results'"), "google/maxtext");
   EXPECT_EQ(source_key("Narayanan et al. 'Efficient Large-Scale ...' (SC21)"), "Narayanan et al.");

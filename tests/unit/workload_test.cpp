@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "util/error.hpp"
 #include "workload/activation_sizes.hpp"
 #include "workload/layer_ops.hpp"
 #include "workload/model_spec.hpp"
@@ -101,6 +102,34 @@ TEST(CausalFlashAttention, RunsAtTheChipsFlashEfficiencyWhereItHasOne) {
   // 2·8·4096·4096·128 FLOPs at 0.3 of 1e15 FLOP/s (compute-bound: 1 MB over 1 TB/s is 1 µs).
   EXPECT_EQ(hardware::op_time(chip, hardware::DType::kBf16, fused).time_ps,
             from_seconds(2.0 * 8 * 4096 * 4096 * 128 / (0.3 * 1e15)));
+}
+
+TEST(CausalFlashAttention, TheTritonKernelRunsAtItsOwnRateAndOnlyWhereOneIsMeasured) {
+  hardware::ChipSpec chip;
+  chip.name = "test";
+  chip.peak_flops = {{hardware::DType::kBf16, 1e15}};
+  chip.hbm_bandwidth_Bps = 1e12;
+  chip.matmul_tile = 1;
+  chip.efficiency.matmul = 0.6;
+  chip.efficiency.flash_attention = 0.3;
+  hardware::OpCost fused{8, 4096, 4096, 128, 1e6};
+  fused.fused_attention = true;
+  // The native kernel: the chip unchanged.
+  const hardware::ChipSpec native = hardware::with_flash_kernel(chip, hardware::FlashKernel::kNative);
+  EXPECT_EQ(hardware::op_time(native, hardware::DType::kBf16, fused).time_ps,
+            hardware::op_time(chip, hardware::DType::kBf16, fused).time_ps);
+  // No Triton rate measured on this chip: refused, not guessed.
+  EXPECT_FALSE(hardware::has_flash_kernel(chip, hardware::FlashKernel::kTriton));
+  EXPECT_THROW(hardware::with_flash_kernel(chip, hardware::FlashKernel::kTriton), podsim::InputError);
+  chip.efficiency.triton_attention = 0.15;
+  const hardware::ChipSpec triton = hardware::with_flash_kernel(chip, hardware::FlashKernel::kTriton);
+  // 2·8·4096·4096·128 FLOPs at 0.15 of 1e15 FLOP/s: twice the native kernel's time.
+  EXPECT_EQ(hardware::op_time(triton, hardware::DType::kBf16, fused).time_ps,
+            from_seconds(2.0 * 8 * 4096 * 4096 * 128 / (0.15 * 1e15)));
+  // Matmuls outside the fused kernel keep the matmul efficiency.
+  const hardware::OpCost gemm{8, 4096, 4096, 128, 1e6};
+  EXPECT_EQ(hardware::op_time(triton, hardware::DType::kBf16, gemm).time_ps,
+            hardware::op_time(chip, hardware::DType::kBf16, gemm).time_ps);
 }
 
 TEST(Remat, MegatronLevelsReRunWhatKorthikantiSays) {

@@ -9,12 +9,12 @@ Asserts:
       ran must fit", DESIGN.md §3) -- the memory model on runs it has never seen;
   (c) the MAPE per hardware family, and for the rows with and without checkpointing at sequences up
       to 4096 and beyond, is printed;
-  (d) guard: MAPE <= 32 % for each family.
+  (d) guard: MAPE <= 11 % for each family.
 
-The guard in (d) is the accuracy reached, not a target: 30 % (A100 29.8 %, H100 30.9 %). The error
-grows with the sequence length (the Triton attention kernel these runs used is about half as fast
-as podsim's native flash kernel) and is larger without checkpointing; docs/calibration.md,
-"llm-foundry's own tables".
+The guard in (d) is the accuracy reached, not a target: 8.9 % (A100 8.0 %, H100 10.0 %), with the
+runs on the Triton attention kernel they used (training.flash_kernel: triton; 30.3 % on the native
+kernel). What remains is recompute: rows with checkpointing are predicted slow, rows without it
+fast (docs/calibration.md, "llm-foundry's own tables").
 """
 import json
 import statistics
@@ -55,8 +55,8 @@ for (family, ckpt, seq), errors in sorted(groups.items()):
 # (d) guard at the accuracy reached
 for family, mape in report["mape_by_family"].items():
     print(f"  {family}: {100 * mape:.1f} %")
-    if mape > 0.32:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 32 %")
+    if mape > 0.11:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 11 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))

@@ -10,13 +10,14 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) guards: MAPE <= 8 % overall and <= 14.5 % for every hardware family.
+  (e) guards: MAPE <= 8 % overall and <= 12.5 % for every hardware family.
 
 The guards in (e) are the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
-every hardware family, issue 8): 7.3 % overall with one fitted matmul efficiency per generation
-(docs/calibration.md); every family but H100 within 8 % (A100 7.4 %, H200 1.4 %, TPU v5e 7.4 %,
-TPU v5p 5.2 %). H100 is at 13.6 %: its three MPT rows without activation checkpointing are
-predicted 20-32 % fast (docs/calibration.md, "Result").
+every hardware family, issue 8): 7.5 % overall with one fitted matmul efficiency per generation
+and the Triton attention kernel's rate (docs/calibration.md); every family but H100 within 8 %
+(A100 7.6 %, H200 1.4 %, TPU v5e 7.95 %, TPU v5p 5.3 %). H100 is at 11.7 %: two MPT rows without
+activation checkpointing are predicted 20-32 % fast, and 13B on 8 GPUs 20 % (docs/calibration.md,
+"Result").
 """
 import json
 import subprocess
@@ -61,8 +62,8 @@ for r in fig1:
 if report["mape"] > 0.08:
     failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 8 %")
 for family, mape in report["mape_by_family"].items():
-    if mape > 0.145:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 14.5 %")
+    if mape > 0.125:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 12.5 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
