@@ -116,7 +116,8 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   t.recompute = r.choice("recompute", workload::kRematPolicies, workload::recompute_name);
   if (!r.has("precision")) r.set_default("precision", "{}");
   Reader prec = r.child("precision");
-  prec.allow_only({"compute", "params", "grads", "optimizer", "comm", "reduce", "activations", "fp8_attention"});
+  prec.allow_only({"compute", "params", "grads", "optimizer", "comm", "reduce", "activations", "fp8_attention",
+                   "loss"});
   prec.set_default("compute", "bf16");
   prec.set_default("params", "fp32");
   prec.set_default("grads", "bf16");
@@ -134,6 +135,9 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   t.precision.reduce = read_dtype(prec, "reduce");
   prec.set_default("fp8_attention", "false");
   t.precision.fp8_attention = prec.boolean("fp8_attention");
+  prec.set_default("loss", "fp32");
+  t.precision.loss = read_dtype(prec, "loss");
+  if (hardware::dtype_bytes(t.precision.loss) < 2) prec.fail("loss", "the logits and the loss are kept in 16 or 32 bits");
   r.set_default("flash_attention", "false");
   t.flash_attention = r.boolean("flash_attention");
   r.set_default("flash_kernel", "native");

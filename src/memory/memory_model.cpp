@@ -83,8 +83,8 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     if (layers > 0) mem.temporary += recompute;
     const bool last = stage == p.pp - 1;
     if (last) {
-      // fp32 logits and their gradient for the microbatch being run backwards.
-      mem.temporary += 2 * 4.0 * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
+      // The logits and their gradient for the microbatch being run backwards, in the loss dtype.
+      mem.temporary += 2 * dtype_bytes(prec.loss) * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
     }
     // One gradient bucket, in the dtype the reduction moves.
     if (p.dp > 1 && p.zero < 3) {

@@ -68,6 +68,10 @@ struct Precision {
   /// Data-parallel gradient reductions (Megatron-LM with bf16 reduces in fp32; FSDP's
   /// MixedPrecision.reduce_dtype); unset: `comm`.
   std::optional<hardware::DType> reduce;
+  /// The logits, the loss and their gradient: fp32 where the loss is computed in fp32 (Megatron's
+  /// cross entropy on a float copy, PyTorch autocast's fp32 cross_entropy, MaxText's fp32
+  /// logits); the activations dtype in pure 16-bit training (no autocast).
+  hardware::DType loss = hardware::DType::kFp32;
 };
 
 /// The activations dtype of `p` (see Precision::activations).

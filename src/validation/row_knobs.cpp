@@ -19,6 +19,14 @@ parallelism::Precision precision_of(const std::string& text, std::vector<std::st
     assumptions.push_back("amp_bf16: FSDP mixed_precision DEFAULT, gradients reduced in fp32 (Composer)");
     return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, DType::kFp32};
   }
+  if (has(text, "pure")) {
+    // Composer's pure bf16 under FSDP (mixed_precision PURE): no autocast, so the logits and the
+    // cross entropy are bf16 too; gradients reduced in bf16.
+    assumptions.push_back("bf16 (PURE): no autocast, logits and loss in bf16 (Composer's FSDP mixed_precision PURE)");
+    parallelism::Precision p{DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
+    p.loss = DType::kBf16;
+    return p;
+  }
   if (has(text, "fp32 weights") || has(text, "fp32")) {
     return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
   }

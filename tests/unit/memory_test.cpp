@@ -74,6 +74,22 @@ TEST(ModelState, HybridShardingShardsOverTheGroupOnly) {
   EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14 / 8), 1.0, 1e-12);
 }
 
+TEST(Temporary, TheLogitsAndTheirGradientAreKeptInTheLossDtype) {
+  // One stage, no data parallelism: the temporary memory is the logits and their gradient,
+  // 2 × b·s·V values in the loss dtype (fp32 by default; bf16 in pure 16-bit training).
+  const auto m = gpt(2);
+  parallelism::ParallelSpec p;
+  parallelism::TrainingSpec t;
+  t.global_batch = 4;
+  t.micro_batch = 4;
+  const double values = 4.0 * 2048 * 51200;
+  EXPECT_DOUBLE_EQ(stage_memory(m, chip(), p, t)[0].temporary, 2 * 4 * values);
+  t.precision.loss = hardware::DType::kBf16;
+  EXPECT_DOUBLE_EQ(stage_memory(m, chip(), p, t)[0].temporary, 2 * 2 * values);
+  p.tp = 4;  // the vocabulary-parallel head holds V / tp of them
+  EXPECT_DOUBLE_EQ(stage_memory(m, chip(), p, t)[0].temporary, 2 * 2 * values / 4);
+}
+
 TEST(Activations, PoliciesOrderAsTheyKeep) {
   auto m = gpt(4);
   m.dropout = false;

@@ -184,6 +184,9 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   // Composer's amp_bf16 under FSDP (mixed_precision DEFAULT) reduces gradients in fp32; PURE in bf16.
   EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.reduce, hardware::DType::kFp32);
   EXPECT_FALSE(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.reduce.has_value());
+  // Pure bf16 has no autocast: the logits and the loss are bf16; autocast computes the loss in fp32.
+  EXPECT_EQ(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.loss, hardware::DType::kBf16);
+  EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.loss, hardware::DType::kFp32);
   // MaxText's synthetic models keep base.yml's head_dim of 128 (16B: 64 heads of 128 on a 4096
   // embedding); a row's own head_dim wins, and other models split the embedding over the heads.
   const auto scaled = training({{"recompute", "remat_policy=full"}, {"heads", "16"},
