@@ -476,6 +476,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     if (has(recompute_cell, "remat_policy=full")) {
       out.assumptions.push_back("recompute: MaxText's remat_policy=full is JAX's nothing_saveable");
     }
+    if (*r == parallelism::Recompute::kFull && llm_foundry_checkpoint_stops_early(row)) {
+      fixed.recompute = t.recompute = parallelism::Recompute::kEarlyStop;
+      out.assumptions.push_back("recompute: PyTorch 2.1's non-reentrant checkpoint stops at the last saved tensor "
+                                "(early_stop; the amp_bf16 tables ran llm-foundry's pytorch:2.1.0 image)");
+    }
   }
   t.precision = precision_of(row.at("precision"), out.assumptions);
   t.flash_attention = has(notes + " " + row.at("model"), "flash");

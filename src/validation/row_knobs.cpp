@@ -106,6 +106,10 @@ std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row)
   return params == "13b" || params == "30b" ? hardware::FlashKernel::kTriton : hardware::FlashKernel::kNative;
 }
 
+bool llm_foundry_checkpoint_stops_early(const CsvRow& row) {
+  return system_of(row) == System::kLlmFoundry && has(lower(row.at("precision")), "amp_bf16");
+}
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column
 /// (Megatron pads the embedding table); a GPT-2 BPE vocabulary is 50257 tokens, padded by
 /// Megatron-LM to a multiple of 128 × tp.

@@ -42,6 +42,14 @@ std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& 
 /// submit_benchmarks.py's default `--attn_impl triton`. nullopt: not an llm-foundry row (native).
 std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row);
 
+/// True when an llm-foundry row's activation checkpointing ran on PyTorch 2.1 or later, whose
+/// non-reentrant checkpoint stops recomputing at the last saved tensor (`early_stop`,
+/// workload/remat_policy.hpp). Its benchmark tables record the image only through their
+/// precision: the amp_bf16 runs were measured with sweep.sh's `mosaicml/pytorch:2.1.0` image
+/// (README at b2a43a147, 2023-10, and 5e85bd62d, 2024-01); the bf16 PURE runs are the earlier
+/// tables, measured with its `1.13.1` image, which re-ran the whole forward (`full`).
+bool llm_foundry_checkpoint_stops_early(const CsvRow& row);
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
 /// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
 std::optional<long long> vocab_of(const CsvRow& row, long long tp);

@@ -274,11 +274,46 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   return w;
 }
 
+namespace {
+
+/// Tensors an op's backward keeps that the op itself writes (saved after it runs): dropout
+/// masks, the softmax output, flash attention's output. Every other kept tensor is saved by
+/// the op that reads it, before that op runs.
+constexpr TensorSet kSavedByProducer =
+    bit(Tensor::kAttnMask) | bit(Tensor::kMlpMask) | bit(Tensor::kScores) | bit(Tensor::kContext);
+
+/// True for the residual adds: an addition's backward needs none of its inputs, so it saves
+/// nothing (every other op of the layer saves what it reads that the backward needs).
+bool is_residual_add(const WorkItem& w) { return w.name.starts_with("residual"); }
+
+/// PyTorch's early stop: the forward items that run before the last tensor the backward
+/// saved is recomputed. An op that saves its inputs saves them before it runs, so it runs
+/// again only if a later op needs its output or it saves an output of its own.
+std::vector<WorkItem> rerun_until_last_saved(const LayerWork& layer) {
+  int stop = 0;  // ops [0, stop) run again
+  for (const WorkItem& w : layer.forward) {
+    if ((w.out & layer.needed & kSavedByProducer) != 0) stop = std::max(stop, w.op + 1);
+    if (!is_residual_add(w) && (w.in & layer.needed) != 0) stop = std::max(stop, w.op);
+  }
+  std::vector<WorkItem> rerun;
+  for (const WorkItem& w : layer.forward) {
+    if (w.op < stop) rerun.push_back(w);
+  }
+  return rerun;
+}
+
+}  // namespace
+
 LayerRemat apply_remat(const ModelSpec& m, const LayerWork& layer, Recompute policy, const Slicing& s) {
   LayerRemat out;
   if (reruns_whole_layer(policy)) {
     out.kept = bit(Tensor::kInput);
     out.rerun = layer.forward;
+    return out;
+  }
+  if (reruns_until_last_saved(policy)) {
+    out.kept = bit(Tensor::kInput);
+    out.rerun = rerun_until_last_saved(layer);
     return out;
   }
   const TensorSet may_keep = saveable(policy, s.flash_attention, m.dropout, m.parallel_block);

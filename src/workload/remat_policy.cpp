@@ -19,6 +19,8 @@ const char* recompute_name(Recompute r) {
       return "full";
     case Recompute::kNothingSaveable:
       return "nothing_saveable";
+    case Recompute::kEarlyStop:
+      return "early_stop";
     case Recompute::kMinimal:
       return "minimal";
     case Recompute::kMinimalFlash:
@@ -62,6 +64,7 @@ TensorSet saveable(Recompute r, bool flash, bool dropout, bool parallel_block) {
       return all & ~bit(Tensor::kScores);
     case Recompute::kFull:
     case Recompute::kNothingSaveable:
+    case Recompute::kEarlyStop:
     case Recompute::kQkvProjOffloaded:
     case Recompute::kMinimalOffloaded:
       return input;
@@ -88,5 +91,7 @@ TensorSet offloadable(Recompute r) {
 }
 
 bool reruns_whole_layer(Recompute r) { return r == Recompute::kFull; }
+
+bool reruns_until_last_saved(Recompute r) { return r == Recompute::kEarlyStop; }
 
 }  // namespace podsim::workload

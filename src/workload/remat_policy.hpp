@@ -16,6 +16,14 @@
 //   `selective` keeps everything but the attention scores (QKᵀ, softmax, dropout and its
 //   mask), so it re-runs the attention core; `full` keeps only the layer input and re-runs
 //   the layer's whole forward, collectives included, as Megatron's checkpointed function does.
+// - PyTorch's non-reentrant `torch.utils.checkpoint` (FSDP's checkpoint_wrapper, NO_REENTRANT)
+//   from PyTorch 2.1 on, `early_stop`: it keeps the layer input and re-runs the forward in
+//   program order, but stops as soon as every tensor the backward saved has been recomputed
+//   (`set_checkpoint_early_stop`, default on; torch/utils/checkpoint.py raises
+//   _StopRecomputationError from the pack hook of the last saved tensor). An op saves its
+//   inputs before it runs, so when the last saver is a matmul reading a saved input (the MLP
+//   down projection, whose output feeds only the residual add) that matmul is not re-run. Up
+//   to PyTorch 2.0 the whole forward ran again: that is `full`.
 // - JAX checkpoint policies as MaxText names them (google/maxtext MaxText/layers/models.py
 //   at e64f681, `remat_policy`): tensors are kept by their `checkpoint_name`
 //   (query_proj, key_proj, value_proj in attentions.py; out_proj; mlpwi = the MLP
@@ -41,6 +49,7 @@ enum class Recompute : std::uint8_t {
   kSelective,           ///< Megatron/Korthikanti: re-run the attention core
   kFull,                ///< Megatron: re-run the whole layer from its input
   kNothingSaveable,     ///< JAX nothing_saveable (MaxText `full`)
+  kEarlyStop,           ///< PyTorch ≥ 2.1 non-reentrant checkpoint: re-run up to the last saved tensor
   kMinimal,             ///< JAX checkpoint_dots_with_no_batch_dims (MaxText `minimal`)
   kMinimalFlash,        ///< minimal + the attention output (MaxText `minimal_flash`)
   kSaveDotExceptMlpwi,  ///< Q, K, V, out_proj, mlpwo
@@ -52,13 +61,14 @@ enum class Recompute : std::uint8_t {
 };
 
 /// Every policy, in the order scenarios list them.
-inline constexpr std::array<Recompute, 12> kRematPolicies{
+inline constexpr std::array<Recompute, 13> kRematPolicies{
     Recompute::kNone,         Recompute::kSelective,          Recompute::kFull,
-    Recompute::kNothingSaveable, Recompute::kMinimal,         Recompute::kMinimalFlash,
+    Recompute::kNothingSaveable, Recompute::kEarlyStop,       Recompute::kMinimal,
+    Recompute::kMinimalFlash,
     Recompute::kSaveDotExceptMlpwi, Recompute::kSaveDotExceptMlp, Recompute::kSaveQkvProj,
     Recompute::kSaveOutProj,  Recompute::kQkvProjOffloaded,   Recompute::kMinimalOffloaded};
 
-/// "none", "selective", "full", "nothing_saveable", "minimal", … (MaxText's names).
+/// "none", "selective", "full", "nothing_saveable", "early_stop", "minimal", … (MaxText's names).
 const char* recompute_name(Recompute r);
 
 /// A tensor one layer's forward produces (per chip, per microbatch).
@@ -100,5 +110,9 @@ TensorSet offloadable(Recompute r);
 
 /// True for Megatron's `full`: the whole forward (collectives included) runs again.
 bool reruns_whole_layer(Recompute r);
+
+/// True for `early_stop`: the forward runs again in program order up to the last tensor the
+/// backward saved (layer_ops.cpp, apply_remat).
+bool reruns_until_last_saved(Recompute r);
 
 }  // namespace podsim::workload

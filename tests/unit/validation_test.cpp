@@ -241,6 +241,27 @@ TEST(Express, LlmFoundryRowsRunTheAttentionKernelItsScriptsRan) {
   EXPECT_EQ(kernel("Some Megatron-LM paper", "H100-SXM-80GB", "8", "13B", ""), FlashKernel::kNative);
 }
 
+TEST(Express, LlmFoundryCheckpointingStopsEarlyOnPyTorch21) {
+  using parallelism::Recompute;
+  auto policy = [](const std::string& source, const std::string& precision) {
+    const RowCase c = express(row({{"source", source}, {"hardware", "A100-SXM4-80GB"}, {"n_chips", "8"},
+                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
+                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
+                                   {"pp", "1"}, {"dp", "8"}, {"zero_or_fsdp", "PyTorch FSDP FULL_SHARD"},
+                                   {"recompute", "full activation checkpointing"}, {"precision", precision}}),
+                              kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    return std::get<TrainingCase>(c.what).scenario.training.recompute;
+  };
+  const std::string foundry = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+  // amp_bf16 tables: the pytorch:2.1.0 image; bf16 PURE tables: the 1.13.1 image re-ran everything.
+  EXPECT_EQ(policy(foundry, "amp_bf16"), Recompute::kEarlyStop);
+  EXPECT_EQ(policy(foundry, "bf16 (PURE)"), Recompute::kFull);
+  // Megatron's full recompute re-runs the whole layer whatever its precision.
+  EXPECT_EQ(policy("Some Megatron-LM paper", "amp_bf16"), Recompute::kFull);
+}
+
 TEST(Validate, SourcesAreNamedByRepositoryOrAuthors) {
   EXPECT_EQ(source_key("google/maxtext README.md 'Runtime Performance Results'"), "google/maxtext");
   EXPECT_EQ(source_key("Narayanan et al. 'Efficient Large-Scale ...' (SC21)"), "Narayanan et al.");

@@ -176,6 +176,38 @@ TEST(Remat, JaxPoliciesReRunWhatTheyCannotKeep) {
             names(recompute_work(m, layer, Recompute::kSaveQkvProj, s)));
 }
 
+TEST(Remat, PyTorchEarlyStopEndsAtTheLastSavedTensor) {
+  const ModelSpec m = llama();
+  const Slicing s = slicing(4, true);
+  const LayerWork layer = transformer_layer(m, s);
+  // The MLP down projection saves its input before it runs; nothing after it saves anything
+  // (the residual add needs none of its inputs): it, its reduce and the add are not re-run.
+  std::vector<std::string> before_down;
+  double down = 0;
+  for (const auto& i : layer.forward) {
+    if (i.name == "mlp.down") down = i.cost.flops();
+    if (i.name != "mlp.down" && i.name != "tp.reduce.mlp" && i.name != "residual2") before_down.push_back(i.name);
+  }
+  const auto early = apply_remat(m, layer, Recompute::kEarlyStop, s);
+  EXPECT_EQ(names(early.rerun), before_down);
+  EXPECT_DOUBLE_EQ(flops(early.rerun), flops(layer.forward) - down);
+  EXPECT_EQ(early.kept, bit(Tensor::kInput));
+  // A dropout after the MLP saves its mask once it has run: the whole forward runs again.
+  ModelSpec dropout = m;
+  dropout.dropout = true;
+  const LayerWork with_mask = transformer_layer(dropout, s);
+  EXPECT_EQ(names(recompute_work(dropout, with_mask, Recompute::kEarlyStop, s)), names(with_mask.forward));
+  // In a parallel block the attention's output projection runs before the MLP, so PyTorch
+  // re-runs it; JAX's dead-code elimination drops it (its output feeds only the residual add).
+  ModelSpec parallel = m;
+  parallel.parallel_block = true;
+  const LayerWork pl = transformer_layer(parallel, s);
+  const auto torch = names(recompute_work(parallel, pl, Recompute::kEarlyStop, s));
+  const auto jax = names(recompute_work(parallel, pl, Recompute::kNothingSaveable, s));
+  EXPECT_NE(std::find(torch.begin(), torch.end(), "attention.out"), torch.end());
+  EXPECT_EQ(std::find(jax.begin(), jax.end(), "attention.out"), jax.end());
+}
+
 TEST(Remat, KeptTensorsAreResidualsOnly) {
   const ModelSpec m = llama();
   const Slicing s = slicing(4, true);
