@@ -9,15 +9,15 @@ Asserts:
       ran must fit", DESIGN.md §3) -- the memory model on runs it has never seen;
   (c) the MAPE per hardware family, and for the rows with and without checkpointing at sequences up
       to 4096 and beyond, is printed;
-  (d) guard: MAPE <= 11 % for each family (24 long-sequence runs set the Triton kernel's rate;
-      the others no constant saw).
+  (d) guard: MAPE <= 8 % for each family (16 long-sequence A100 runs set A100's Triton kernel
+      rate, the 52 H100 runs Hopper's matmul efficiency; the other 123 A100 runs no constant saw).
 
-The guard in (d) is the accuracy reached, not a target: 7.8 % (A100 7.0 %, H100 9.9 %), with the
+The guard in (d) is the accuracy reached, not a target: 6.8 % (A100 7.0 %, H100 6.2 %), with the
 runs on the Triton attention kernel they used (training.flash_kernel: triton; 26.6 % on the native
 kernel) and the amp_bf16 runs' checkpointing as PyTorch 2.1 runs it (recompute: early_stop; 8.2 %
-with Megatron's full re-run). What remains is recompute: rows with checkpointing are predicted
-slow, rows without it fast, by about 12 points in every table (docs/calibration.md, "llm-foundry's
-own tables").
+with Megatron's full re-run and Hopper's matmul efficiency assumed). What remains is recompute:
+rows with checkpointing are predicted slow, rows without it fast, by about 9-12 points in every
+table (docs/calibration.md, "llm-foundry's own tables").
 """
 import json
 import statistics
@@ -58,8 +58,8 @@ for (family, ckpt, seq), errors in sorted(groups.items()):
 # (d) guard at the accuracy reached
 for family, mape in report["mape_by_family"].items():
     print(f"  {family}: {100 * mape:.1f} %")
-    if mape > 0.11:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 11 %")
+    if mape > 0.08:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 8 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))

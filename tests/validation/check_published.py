@@ -10,17 +10,13 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) guards: MAPE <= 8 % overall and <= 16 % for every hardware family.
+  (e) guards: MAPE <= 8 % overall and <= 8 % for every hardware family.
 
-The guards in (e) are the accuracy reached, not the target (MAPE <= 5 % overall and <= 8 % for
-every hardware family, issue 8): 7.7 % overall with one fitted matmul efficiency per generation
-and the Triton attention kernel's rate (docs/calibration.md); every family but H100 within 8 %
-(A100 7.5 %, H200 1.4 %, TPU v5e 7.95 %, TPU v5p 5.3 %). H100 is at 15.4 %: every one of its
-MPT rows is predicted fast, by 5-13 % with activation checkpointing and 20-32 % without
-(docs/calibration.md, "Result"). It was 11.7 % before llm-foundry's PyTorch 2.1 runs stopped
-recomputing at the last saved tensor (recompute: early_stop), a mechanism the 191 runs of
-check_llm_foundry.py support (8.2 % -> 7.8 %); the H100 rows with checkpointing had been
-right only because the full re-run cancelled part of that offset.
+The guards in (e) are the accuracy reached: 7.0 % overall, with one fitted matmul efficiency per
+generation (Hopper's fitted on llm-foundry's own H100 runs, none of this file's) and A100's Triton
+attention rate (docs/calibration.md). The per-family bound is the issue's target (<= 8 %; A100
+7.5 %, H100 6.9 %, H200 1.4 %, TPU v5e 7.95 %, TPU v5p 5.3 %); the overall target, <= 5 %, is not
+reached (docs/calibration.md, "Result").
 """
 import json
 import subprocess
@@ -65,8 +61,8 @@ for r in fig1:
 if report["mape"] > 0.08:
     failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 8 %")
 for family, mape in report["mape_by_family"].items():
-    if mape > 0.16:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 16 %")
+    if mape > 0.08:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 8 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
