@@ -287,13 +287,17 @@ constexpr TensorSet kSavedByProducer =
 bool is_residual_add(const WorkItem& w) { return w.name.starts_with("residual"); }
 
 /// PyTorch's early stop: the forward items that run before the last tensor the backward
-/// saved is recomputed. An op that saves its inputs saves them before it runs, so it runs
-/// again only if a later op needs its output or it saves an output of its own.
-std::vector<WorkItem> rerun_until_last_saved(const LayerWork& layer) {
+/// saved is recomputed. An ATen op saves its inputs before it runs (the generated autograd
+/// code builds its SavedVariables before dispatching), so it runs again only if a later op
+/// needs its output or it saves an output of its own. An autograd Function saves when its
+/// forward has returned: fp8 GEMMs (Transformer Engine's Linear) run again if they save.
+std::vector<WorkItem> rerun_until_last_saved(const LayerWork& layer, bool linears_save_after_running) {
   int stop = 0;  // ops [0, stop) run again
   for (const WorkItem& w : layer.forward) {
     if ((w.out & layer.needed & kSavedByProducer) != 0) stop = std::max(stop, w.op + 1);
-    if (!is_residual_add(w) && (w.in & layer.needed) != 0) stop = std::max(stop, w.op);
+    if (is_residual_add(w) || (w.in & layer.needed) == 0) continue;
+    const bool after = linears_save_after_running && w.math == MathClass::kLinear;
+    stop = std::max(stop, after ? w.op + 1 : w.op);
   }
   std::vector<WorkItem> rerun;
   for (const WorkItem& w : layer.forward) {
@@ -313,7 +317,7 @@ LayerRemat apply_remat(const ModelSpec& m, const LayerWork& layer, Recompute pol
   }
   if (reruns_until_last_saved(policy)) {
     out.kept = bit(Tensor::kInput);
-    out.rerun = rerun_until_last_saved(layer);
+    out.rerun = rerun_until_last_saved(layer, s.linear_input_bytes < s.act_bytes);
     return out;
   }
   const TensorSet may_keep = saveable(policy, s.flash_attention, m.dropout, m.parallel_block);

@@ -20,10 +20,11 @@
 //   from PyTorch 2.1 on, `early_stop`: it keeps the layer input and re-runs the forward in
 //   program order, but stops as soon as every tensor the backward saved has been recomputed
 //   (`set_checkpoint_early_stop`, default on; torch/utils/checkpoint.py raises
-//   _StopRecomputationError from the pack hook of the last saved tensor). An op saves its
+//   _StopRecomputationError from the pack hook of the last saved tensor). An ATen op saves its
 //   inputs before it runs, so when the last saver is a matmul reading a saved input (the MLP
-//   down projection, whose output feeds only the residual add) that matmul is not re-run. Up
-//   to PyTorch 2.0 the whole forward ran again: that is `full`.
+//   down projection, whose output feeds only the residual add) that matmul is not re-run; an
+//   autograd Function (Transformer Engine's fp8 Linear) saves after it has run. Up to PyTorch
+//   2.0 the whole forward ran again: that is `full`.
 // - JAX checkpoint policies as MaxText names them (google/maxtext MaxText/layers/models.py
 //   at e64f681, `remat_policy`): tensors are kept by their `checkpoint_name`
 //   (query_proj, key_proj, value_proj in attentions.py; out_proj; mlpwi = the MLP

@@ -197,6 +197,15 @@ TEST(Remat, PyTorchEarlyStopEndsAtTheLastSavedTensor) {
   dropout.dropout = true;
   const LayerWork with_mask = transformer_layer(dropout, s);
   EXPECT_EQ(names(recompute_work(dropout, with_mask, Recompute::kEarlyStop, s)), names(with_mask.forward));
+  // fp8 GEMMs are Transformer Engine's autograd Functions, which save once their forward has
+  // returned: the down projection (and its cast) runs again, the residual add still does not.
+  Slicing fp8 = s;
+  fp8.linear_input_bytes = 1;
+  const LayerWork te = transformer_layer(m, fp8);
+  const auto te_rerun = names(recompute_work(m, te, Recompute::kEarlyStop, fp8));
+  EXPECT_NE(std::find(te_rerun.begin(), te_rerun.end(), "mlp.down"), te_rerun.end());
+  EXPECT_NE(std::find(te_rerun.begin(), te_rerun.end(), "mlp.down.fp8_cast"), te_rerun.end());
+  EXPECT_EQ(std::find(te_rerun.begin(), te_rerun.end(), "residual2"), te_rerun.end());
   // In a parallel block the attention's output projection runs before the MLP, so PyTorch
   // re-runs it; JAX's dead-code elimination drops it (its output feeds only the residual add).
   ModelSpec parallel = m;
