@@ -310,14 +310,12 @@ std::vector<WorkItem> rerun_until_last_saved(const LayerWork& layer, bool linear
 
 LayerRemat apply_remat(const ModelSpec& m, const LayerWork& layer, Recompute policy, const Slicing& s) {
   LayerRemat out;
-  if (reruns_whole_layer(policy)) {
+  // Checkpointed functions (Megatron's, PyTorch's) keep only the input and re-run the forward
+  // in program order: all of it, or up to the last tensor the backward saved.
+  if (reruns_whole_layer(policy) || reruns_until_last_saved(policy)) {
     out.kept = bit(Tensor::kInput);
-    out.rerun = layer.forward;
-    return out;
-  }
-  if (reruns_until_last_saved(policy)) {
-    out.kept = bit(Tensor::kInput);
-    out.rerun = rerun_until_last_saved(layer, s.linear_input_bytes < s.act_bytes);
+    out.rerun = reruns_whole_layer(policy) ? layer.forward
+                                           : rerun_until_last_saved(layer, s.linear_input_bytes < s.act_bytes);
     return out;
   }
   const TensorSet may_keep = saveable(policy, s.flash_attention, m.dropout, m.parallel_block);
