@@ -105,7 +105,7 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
   r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
-                "dp_bucket", "zero3_collectives", "overlap", "input"});
+                "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input"});
   parallelism::TrainingSpec t;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
@@ -149,6 +149,10 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
                              "the Triton FlashAttention kernel on it; docs/calibration.md)");
     }
   }
+  r.set_default("loss_kernel", workload::loss_kernel_name(workload::default_loss_kernel(chip.stack)));
+  t.loss_kernel = r.choice("loss_kernel", workload::kLossKernels, workload::loss_kernel_name);
+  r.set_default("train_metrics", "0");
+  t.train_metrics = static_cast<int>(r.integer("train_metrics", 0, 64));
   r.set_default("dp_bucket", "25 MiB");  // PyTorch DDP: bucket_cap_mb=25, times 1024 * 1024
   t.dp_bucket_bytes = static_cast<double>(r.bytes("dp_bucket"));
   if (t.dp_bucket_bytes < 1) r.fail("dp_bucket", "must be at least 1 B");

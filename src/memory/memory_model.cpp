@@ -83,8 +83,10 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     if (layers > 0) mem.temporary += recompute;
     const bool last = stage == p.pp - 1;
     if (last) {
-      // The logits and their gradient for the microbatch being run backwards, in the loss dtype.
-      mem.temporary += 2 * dtype_bytes(prec.loss) * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
+      // The logits and their gradient for the microbatch being run backwards (loss_kernels.hpp).
+      const double per_logit =
+          workload::loss_live_bytes(t.loss_kernel, slicing.act_bytes, dtype_bytes(prec.loss));
+      mem.temporary += per_logit * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
     }
     // One gradient bucket, in the dtype the reduction moves.
     if (p.dp > 1 && p.zero < 3) {

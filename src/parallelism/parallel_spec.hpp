@@ -11,6 +11,7 @@
 #include "hardware/dtype.hpp"
 #include "topology/device_mesh.hpp"
 #include "util/error.hpp"
+#include "workload/loss_kernels.hpp"
 #include "workload/remat_policy.hpp"
 
 namespace podsim::parallelism {
@@ -142,6 +143,12 @@ struct TrainingSpec {
   bool flash_attention = false;
   /// Which fused-attention kernel runs it (with flash_attention): the chip's own, or MPT's Triton one.
   hardware::FlashKernel flash_kernel = hardware::FlashKernel::kNative;
+  /// How the cross-entropy runs: the chip's software stack's unless the scenario says
+  /// (workload::default_loss_kernel; workload/loss_kernels.hpp).
+  workload::LossKernel loss_kernel = workload::LossKernel::kMegatron;
+  /// Train metrics evaluated on each microbatch's logits, each a forward-only loss
+  /// (workload::train_metrics_bytes): 0 in Megatron-LM and MaxText, 2 in llm-foundry's MPT.
+  int train_metrics = 0;
   double dp_bucket_bytes = 25e6;  ///< gradient-reduction bucket
   Zero3Collectives zero3_collectives = Zero3Collectives::kFlat;
   OverlapSpec overlap;

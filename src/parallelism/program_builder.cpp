@@ -497,6 +497,9 @@ workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& t
   s.act_bytes = hardware::dtype_bytes(activation_dtype(training.precision));
   const double gemm = hardware::dtype_bytes(training.precision.compute);
   s.linear_input_bytes = gemm < 2 ? gemm : s.act_bytes;
+  s.loss_kernel = training.loss_kernel;
+  s.loss_bytes = hardware::dtype_bytes(training.precision.loss);
+  s.train_metrics = training.train_metrics;
   return s;
 }
 

@@ -367,12 +367,18 @@ EdgeWork edge_layers(const ModelSpec& m, const Slicing& s) {
   }
   e.embedding_backward.push_back({"embedding.backward", elementwise(d.tokens * d.hidden, 3, d.act)});
 
-  // Logits in the compute dtype, the loss in fp32 (4 bytes) as every framework does.
+  // Logits in the activations dtype, the loss in its own (training.precision.loss), its
+  // kernels those of the software that trains (loss_kernels.hpp).
+  const LossTraffic loss = loss_traffic(s.loss_kernel, d.act, s.loss_bytes);
   e.head_forward.push_back({"final_norm", elementwise(norm_values, 2, d.act)});
   if (sp) e.head_forward.push_back(sync(TpSync::kAllGather, "tp.gather.head"));
   e.head_forward.push_back({"logits", projection(d.tokens, d.hidden, vocab, d.act)});
-  e.head_forward.push_back({"loss", elementwise(d.tokens * vocab, 3, 4.0)});
-  e.head_backward.push_back({"loss.backward", elementwise(d.tokens * vocab, 2, 4.0)});
+  e.head_forward.push_back({"loss", elementwise(d.tokens * vocab, 1, loss.forward)});
+  if (s.train_metrics > 0) {
+    const double metrics = train_metrics_bytes(s.train_metrics, d.act, s.loss_bytes);
+    e.head_forward.push_back({"train_metrics", elementwise(d.tokens * vocab, 1, metrics)});
+  }
+  e.head_backward.push_back({"loss.backward", elementwise(d.tokens * vocab, 1, loss.backward)});
   projection_backward(e.head_backward, "logits", d.tokens, d.hidden, vocab, d.act);
   if (tp) e.head_backward.push_back(sync(sp ? TpSync::kReduceScatter : TpSync::kAllReduce, "tp.reduce.head.backward"));
   e.head_backward.push_back({"final_norm.backward", elementwise(norm_values, 4, d.act)});

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "hardware/compute_model.hpp"
+#include "workload/loss_kernels.hpp"
 #include "workload/model_spec.hpp"
 #include "workload/remat_policy.hpp"
 
@@ -21,6 +22,9 @@ struct Slicing {
   /// Bytes per value of a saved linear-layer input: 1 with fp8 GEMMs (Transformer Engine
   /// keeps the fp8 cast of a GEMM's input for the weight gradient), else act_bytes.
   double linear_input_bytes = 2;
+  LossKernel loss_kernel = LossKernel::kMegatron;  ///< how the cross-entropy runs (loss_kernels.hpp)
+  double loss_bytes = 4;                           ///< bytes per value of the logits' loss dtype
+  int train_metrics = 0;  ///< forward-only loss evaluations per microbatch (train_metrics_bytes)
 };
 
 /// Which number format an op's matmuls run in (Transformer Engine's split for fp8: the

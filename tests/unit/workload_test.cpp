@@ -9,6 +9,7 @@
 #include "util/error.hpp"
 #include "workload/activation_sizes.hpp"
 #include "workload/layer_ops.hpp"
+#include "workload/loss_kernels.hpp"
 #include "workload/model_spec.hpp"
 
 namespace podsim::workload {
@@ -266,6 +267,68 @@ TEST(Precision, Fp8AddsTransformerEnginesCastsAroundEveryLinearGemm) {
   int linear = 0;
   for (const auto& i : fp8.forward) linear += i.math == MathClass::kLinear;
   EXPECT_EQ(linear, 4);
+}
+
+/// The bytes an item named `name` of `items` moves; fails the test if there is none.
+double bytes_of(const std::vector<WorkItem>& items, const std::string& name) {
+  for (const auto& i : items) {
+    if (i.name == name) return i.cost.bytes;
+  }
+  ADD_FAILURE() << "no item " << name;
+  return 0;
+}
+
+TEST(Loss, EachKernelMovesTheBytesItsPassesRead) {
+  // bf16 logits, fp32 loss. Megatron: cast 2+4, max 4, sub_ 8, exp 8, sum 4, div_ 8 = 38;
+  // backward mul_ 8 and the cast back 4+2 = 14.
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kMegatron, 2, 4).forward, 38);
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kMegatron, 2, 4).backward, 14);
+  // F.cross_entropy: cast 6, log_softmax 3 reads + 1 write of 4 = 16; backward the zero grad 4,
+  // log_softmax_backward 16, the cast back 6.
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kPyTorch, 2, 4).forward, 22);
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kPyTorch, 2, 4).backward, 26);
+  // Without autocast there is no cast: 4 and 5 passes of 2 bytes.
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kPyTorch, 2, 2).forward, 8);
+  EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kPyTorch, 2, 2).backward, 10);
+  // A fused kernel reads the bf16 logits twice, then reads them and writes their gradient.
+  for (const double loss : {2.0, 4.0}) {
+    EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kFused, 2, loss).forward, 4);
+    EXPECT_DOUBLE_EQ(loss_traffic(LossKernel::kFused, 2, loss).backward, 4);
+  }
+  // What the loss holds: logits and gradient in the loss dtype, or in their own when fused.
+  EXPECT_DOUBLE_EQ(loss_live_bytes(LossKernel::kMegatron, 2, 4), 8);
+  EXPECT_DOUBLE_EQ(loss_live_bytes(LossKernel::kFused, 2, 4), 4);
+  EXPECT_EQ(default_loss_kernel(hardware::SoftwareStack::kXla), LossKernel::kFused);
+  EXPECT_EQ(default_loss_kernel(hardware::SoftwareStack::kMegatron), LossKernel::kMegatron);
+}
+
+TEST(Loss, TheHeadChargesItsKernelOnTheChipsShareOfTheLogits) {
+  const ModelSpec m = llama();
+  for (const int tp : {1, 4}) {
+    Slicing s = slicing(tp, true);
+    const double logits = 2.0 * 2048 * 32000 / tp;  // micro batch 2
+    for (const LossKernel k : kLossKernels) {
+      s.loss_kernel = k;
+      const EdgeWork e = edge_layers(m, s);
+      const LossTraffic t = loss_traffic(k, 2, 4);
+      EXPECT_DOUBLE_EQ(bytes_of(e.head_forward, "loss"), logits * t.forward) << loss_kernel_name(k);
+      EXPECT_DOUBLE_EQ(bytes_of(e.head_backward, "loss.backward"), logits * t.backward) << loss_kernel_name(k);
+    }
+  }
+}
+
+TEST(Loss, TrainMetricsAddOneEagerForwardEachAndNothingElse) {
+  const ModelSpec m = llama();
+  Slicing s = slicing(1, true);
+  s.loss_kernel = LossKernel::kFused;
+  const EdgeWork without = edge_layers(m, s);
+  for (const auto& i : without.head_forward) EXPECT_NE(i.name, "train_metrics");
+  s.train_metrics = 2;
+  const EdgeWork with = edge_layers(m, s);
+  // Two torch.nn.CrossEntropyLoss forwards under autocast: 2 × 22 B per logit.
+  EXPECT_DOUBLE_EQ(bytes_of(with.head_forward, "train_metrics"), 2.0 * 2048 * 32000 * 44);
+  EXPECT_EQ(with.head_forward.size(), without.head_forward.size() + 1);
+  EXPECT_EQ(names(with.head_backward), names(without.head_backward));
 }
 
 TEST(Params, TensorsOfALayerSumToItsParametersInForwardOrder) {
