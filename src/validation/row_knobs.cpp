@@ -20,12 +20,11 @@ parallelism::Precision precision_of(const std::string& text, std::vector<std::st
     return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, DType::kFp32};
   }
   if (has(text, "pure")) {
-    // Composer's pure bf16 under FSDP (mixed_precision PURE): no autocast, so the logits and the
-    // cross entropy are bf16 too; gradients reduced in bf16.
-    assumptions.push_back("bf16 (PURE): no autocast, logits and loss in bf16 (Composer's FSDP mixed_precision PURE)");
-    parallelism::Precision p{DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
-    p.loss = DType::kBf16;
-    return p;
+    // Composer's bf16 precision under FSDP mixed_precision PURE: autocast to bf16 (Composer
+    // <= 0.11's `bf16` is its AMP_BF16; composer/core/precision.py), with weights gathered and
+    // gradients reduced in bf16.
+    assumptions.push_back("bf16 (PURE): autocast to bf16 (Composer's bf16), FSDP gathers and reduces in bf16");
+    return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
   }
   if (has(text, "fp32 weights") || has(text, "fp32")) {
     return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
@@ -108,6 +107,16 @@ std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row)
 
 bool llm_foundry_checkpoint_stops_early(const CsvRow& row) {
   return system_of(row) == System::kLlmFoundry && has(lower(row.at("precision")), "amp_bf16");
+}
+
+workload::LossKernel loss_kernel_of(const CsvRow& row, const hardware::ChipSpec& chip) {
+  switch (system_of(row)) {
+    case System::kLlmFoundry:  // its default loss_fn, fused_crossentropy
+    case System::kMaxText: return workload::LossKernel::kFused;
+    case System::kMegatron: return workload::LossKernel::kMegatron;
+    case System::kOther: break;
+  }
+  return workload::default_loss_kernel(chip.stack);
 }
 
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "util/error.hpp"
 #include "validation/row_case.hpp"
@@ -184,8 +185,9 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   // Composer's amp_bf16 under FSDP (mixed_precision DEFAULT) reduces gradients in fp32; PURE in bf16.
   EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.reduce, hardware::DType::kFp32);
   EXPECT_FALSE(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.reduce.has_value());
-  // Pure bf16 has no autocast: the logits and the loss are bf16; autocast computes the loss in fp32.
-  EXPECT_EQ(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.loss, hardware::DType::kBf16);
+  // Composer's bf16 precision is autocast too (FSDP PURE only keeps the weights in bf16): the loss
+  // computes in fp32 either way.
+  EXPECT_EQ(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.loss, hardware::DType::kFp32);
   EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.loss, hardware::DType::kFp32);
   // MaxText's synthetic models keep base.yml's head_dim of 128 (16B: 64 heads of 128 on a 4096
   // embedding); a row's own head_dim wins, and other models split the embedding over the heads.
@@ -260,6 +262,28 @@ TEST(Express, LlmFoundryCheckpointingStopsEarlyOnPyTorch21) {
   EXPECT_EQ(policy(foundry, "bf16 (PURE)"), Recompute::kFull);
   // Megatron's full recompute re-runs the whole layer whatever its precision.
   EXPECT_EQ(policy("Some Megatron-LM paper", "amp_bf16"), Recompute::kFull);
+}
+
+TEST(Express, TheLossRunsAsTheRowsSystemRunsIt) {
+  auto loss = [](const std::string& source, const std::string& hardware) {
+    const RowCase c = express(row({{"source", source}, {"hardware", hardware}, {"n_chips", "8"},
+                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
+                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
+                                   {"pp", "1"}, {"dp", "8"}, {"recompute", "none"}, {"precision", "amp_bf16"}}),
+                              kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    const auto& t = std::get<TrainingCase>(c.what).scenario.training;
+    return std::pair{t.loss_kernel, t.train_metrics};
+  };
+  using workload::LossKernel;
+  // llm-foundry: flash-attention's fused xentropy, and Composer's two train metrics of MPT.
+  EXPECT_EQ(loss("mosaicml/llm-foundry scripts/train/benchmarking/README.md", "A100-SXM4-80GB"),
+            (std::pair{LossKernel::kFused, 2}));
+  EXPECT_EQ(loss("Narayanan et al. SC21 Megatron-LM", "A100-SXM4-80GB"), (std::pair{LossKernel::kMegatron, 0}));
+  EXPECT_EQ(loss("google/maxtext README.md", "TPU v5p (1x v5p-8 slice)"), (std::pair{LossKernel::kFused, 0}));
+  // Another system runs what its chip's stack does.
+  EXPECT_EQ(loss("Touvron et al. LLaMA", "A100-SXM4-80GB"), (std::pair{LossKernel::kMegatron, 0}));
 }
 
 TEST(Validate, SourcesAreNamedByRepositoryOrAuthors) {
