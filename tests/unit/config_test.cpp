@@ -261,8 +261,8 @@ TEST_F(ConfigFiles, FlashAttentionEfficiencyIsReadWhereAFileGivesIt) {
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.flash_attention, 0.35);
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.flash_attention, 0.0);  // as matmul
   // The Triton FlashAttention's rate, where llm-foundry's tables measure it (docs/calibration.md).
-  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.triton_attention, 0.165);
-  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.triton_attention, 0.31);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.triton_attention, 0.170);
+  EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/a100-80gb.yaml").efficiency.triton_attention, 0.32);
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/tpu-v5e.yaml").efficiency.triton_attention, 0.0);  // none
 }
 

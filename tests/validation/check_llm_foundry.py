@@ -9,15 +9,17 @@ Asserts:
       ran must fit", DESIGN.md §3) -- the memory model on runs it has never seen;
   (c) the MAPE per hardware family, and for the rows with and without checkpointing at sequences up
       to 4096 and beyond, is printed;
-  (d) guard: MAPE <= 8 % for each family (16 long-sequence A100 runs set A100's Triton kernel
-      rate, the 52 H100 runs Hopper's matmul efficiency; the other 123 A100 runs no constant saw).
+  (d) guards: MAPE <= 6 % for each family and <= 5.5 % overall (16 long-sequence A100 runs set
+      A100's Triton kernel rate, the 52 H100 runs Hopper's matmul efficiency; the other 123 A100
+      runs no constant saw).
 
-The guard in (d) is the accuracy reached, not a target: 6.8 % (A100 7.0 %, H100 6.2 %), with the
+The guards in (d) are the accuracy reached, not a target: 5.0 % (A100 4.9 %, H100 5.4 %), with the
 runs on the Triton attention kernel they used (training.flash_kernel: triton; 26.6 % on the native
-kernel) and the amp_bf16 runs' checkpointing as PyTorch 2.1 runs it (recompute: early_stop; 8.2 %
-with Megatron's full re-run and Hopper's matmul efficiency assumed). What remains is recompute:
-rows with checkpointing are predicted slow, rows without it fast, by about 9-12 points in every
-table (docs/calibration.md, "llm-foundry's own tables").
+kernel), the amp_bf16 runs' checkpointing as PyTorch 2.1 runs it (recompute: early_stop), and their
+loss as llm-foundry runs it: flash-attention's fused xentropy and Composer's two train metrics on
+every microbatch (training.loss_kernel: fused, training.train_metrics: 2; 6.8 % before). What
+remains is mostly recompute: rows with checkpointing are predicted slow, by 5-9 points more than
+rows without it (docs/calibration.md, "llm-foundry's own tables").
 """
 import json
 import statistics
@@ -55,11 +57,14 @@ for (family, ckpt, seq), errors in sorted(groups.items()):
     print(f"  {family} {ckpt}, {seq}: {len(errors)} rows, mean error {statistics.mean(errors):+.1f} %, "
           f"MAPE {statistics.mean(map(abs, errors)):.1f} %")
 
-# (d) guard at the accuracy reached
+# (d) guards at the accuracy reached
+print(f"  overall: {100 * report['mape']:.1f} %")
+if report["mape"] > 0.055:
+    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 5.5 %")
 for family, mape in report["mape_by_family"].items():
     print(f"  {family}: {100 * mape:.1f} %")
-    if mape > 0.08:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 8 %")
+    if mape > 0.06:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 6 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
