@@ -84,8 +84,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     const bool last = stage == p.pp - 1;
     if (last) {
       // The logits and their gradient for the microbatch being run backwards (loss_kernels.hpp).
-      const double per_logit =
-          workload::loss_live_bytes(t.loss_kernel, slicing.act_bytes, dtype_bytes(prec.loss));
+      const double per_logit = workload::loss_live_bytes(slicing.loss_kernel, slicing.act_bytes, slicing.loss_bytes);
       mem.temporary += per_logit * t.micro_batch * double(t.seq_len) * m.vocab / p.tp;
     }
     // One gradient bucket, in the dtype the reduction moves.

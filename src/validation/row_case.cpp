@@ -489,9 +489,10 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     out.assumptions.push_back("attention: MPT's Triton FlashAttention (llm-foundry's attn_impl triton, as its "
                               "benchmark scripts ran this table)");
   }
-  t.loss_kernel = loss_kernel_of(row, s.chip);
-  if (system_of(row) == System::kLlmFoundry) {
-    t.train_metrics = 2;
+  const LossKnobs loss = loss_of(row, s.chip);
+  t.loss_kernel = loss.kernel;
+  t.train_metrics = loss.train_metrics;
+  if (loss.train_metrics > 0) {
     out.assumptions.push_back("loss: llm-foundry's default loss_fn fused_crossentropy (flash-attention's xentropy), and "
                               "Composer's two train metrics of MPT on every microbatch (two eager cross entropies)");
   }

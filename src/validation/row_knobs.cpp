@@ -109,14 +109,14 @@ bool llm_foundry_checkpoint_stops_early(const CsvRow& row) {
   return system_of(row) == System::kLlmFoundry && has(lower(row.at("precision")), "amp_bf16");
 }
 
-workload::LossKernel loss_kernel_of(const CsvRow& row, const hardware::ChipSpec& chip) {
+LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip) {
   switch (system_of(row)) {
-    case System::kLlmFoundry:  // its default loss_fn, fused_crossentropy
-    case System::kMaxText: return workload::LossKernel::kFused;
-    case System::kMegatron: return workload::LossKernel::kMegatron;
+    case System::kLlmFoundry: return {workload::LossKernel::kFused, 2};
+    case System::kMaxText: return {workload::LossKernel::kFused};
+    case System::kMegatron: return {workload::LossKernel::kMegatron};
     case System::kOther: break;
   }
-  return workload::default_loss_kernel(chip.stack);
+  return {workload::default_loss_kernel(chip.stack)};
 }
 
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column

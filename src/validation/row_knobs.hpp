@@ -50,11 +50,16 @@ std::optional<hardware::FlashKernel> llm_foundry_flash_kernel(const CsvRow& row)
 /// tables, measured with its `1.13.1` image, which re-ran the whole forward (`full`).
 bool llm_foundry_checkpoint_stops_early(const CsvRow& row);
 
-/// The cross-entropy kernels of the row's system: llm-foundry's default loss_fn
-/// (fused_crossentropy, flash-attention's xentropy) and MaxText's (XLA) fuse it, Megatron runs
-/// its vocab-parallel loss; a row of another system runs what its chip's stack does
-/// (workload::default_loss_kernel).
-workload::LossKernel loss_kernel_of(const CsvRow& row, const hardware::ChipSpec& chip);
+/// How the row's system computes its loss (training.loss_kernel, training.train_metrics).
+struct LossKnobs {
+  workload::LossKernel kernel;
+  int train_metrics = 0;
+};
+/// llm-foundry's default loss_fn (fused_crossentropy, flash-attention's xentropy) and MaxText's
+/// (XLA) fuse the loss, and Composer computes MPT's two train metrics on every microbatch;
+/// Megatron runs its vocab-parallel loss; a row of another system runs what its chip's stack
+/// does (workload::default_loss_kernel).
+LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip);
 
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
 /// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
