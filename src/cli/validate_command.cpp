@@ -167,7 +167,7 @@ void run_validate(const ValidateOptions& options, const Invocation& invocation) 
       options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
   auto rows = validation::read_csv(data, validation::published_columns());
   if (!options.explain.empty()) rows = {row_named(rows, options.explain, data)};
-  const auto report = validation::validate(rows, validation::Catalog{root});
+  const auto report = validation::validate(rows, validation::load_catalog(root));
   if (!invocation.prints()) return;
   if (options.json) {
     print_json(report);

@@ -266,6 +266,13 @@ RowCase collective_case(const CsvRow& row, const Family& f, long long chips, con
 
 }  // namespace
 
+Catalog load_catalog(const std::filesystem::path& root) {
+  Catalog c{root};
+  const auto launch = root / "configs" / "validation" / "launch-configs.csv";
+  if (std::filesystem::exists(launch)) c.launch = read_launch_facts(launch);
+  return c;
+}
+
 RowCase express(const CsvRow& row, const Catalog& catalog) {
   RowCase out;
   const Family* f = find_family(row.at("hardware"));
@@ -438,6 +445,9 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   auto& t = s.training;
   t.seq_len = m.seq_len;
   t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
+  // A launch fact (launch_facts.hpp) may say where the gradient all-reduce ran.
+  if (row.at("dp_reduce") == "after-backward") t.overlap.dp_reduce = false;
+  if (row.at("dp_reduce") == "overlapped") t.overlap.dp_reduce = true;
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);
     t.micro_batch = fixed.micro_batch.value();

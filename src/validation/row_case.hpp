@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -10,6 +11,7 @@
 #include "plan/layout_space.hpp"
 #include "runtime/scenario.hpp"
 #include "validation/csv_table.hpp"
+#include "validation/launch_facts.hpp"
 #include "validation/metric.hpp"
 
 namespace podsim::validation {
@@ -17,7 +19,13 @@ namespace podsim::validation {
 /// Where the shipped hardware and topology files are (the repository root).
 struct Catalog {
   std::filesystem::path root;
+  /// Knobs the rows leave open that their runs' launch artifacts state, by row id
+  /// (configs/validation/launch-configs.csv; launch_facts.hpp).
+  std::map<std::string, LaunchFact> launch = {};
 };
+
+/// The catalog of the repository at `root`, its launch-configurations file read.
+Catalog load_catalog(const std::filesystem::path& root);
 
 /// A training-step row, as a scenario and what is left to choose.
 struct TrainingCase {

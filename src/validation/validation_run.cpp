@@ -129,8 +129,11 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
   ValidationReport report;
   std::map<std::string, std::pair<double, int>> sums;
   std::map<std::string, std::pair<double, int>> source_sums;
-  for (const CsvRow& row : rows) {
+  for (const CsvRow& stated : rows) {
+    CsvRow row = stated;
     const std::string id = row.at("id");
+    std::string launch;
+    if (const auto fact = catalog.launch.find(id); fact != catalog.launch.end()) launch = apply_launch_fact(row, fact->second);
     auto skip = [&](const std::string& reason) { report.skipped.push_back({id, row.line, reason}); };
     const auto metric = metric_of(row);
     if (!metric) {
@@ -167,6 +170,7 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     r.metric = row.at("measured_metric");
     r.measured = measured;
     r.assumptions = c.assumptions;
+    if (!launch.empty()) r.assumptions.insert(r.assumptions.begin(), "launch configuration: " + launch);
     try {
       if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
         simulate_training(*training, r);

@@ -396,5 +396,61 @@ TEST(Validate, ComparesInTheRowsOwnMetric) {
   EXPECT_NEAR(report.rows[1].predicted, eq3 / (t * 8) / 1e12, 1e-9 * report.rows[1].predicted);
 }
 
+
+TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
+  const auto facts = read_launch_facts(write(
+      "id,tp,pp,micro_batch,interleave_v,dp_reduce,source\n"
+      "r,,,4,1,after-backward,run.sh: MBS=4\n"));
+  ASSERT_EQ(facts.size(), 1u);
+  CsvRow stated = row({{"id", "r"}, {"micro_batch", "2"}, {"interleave_v", ""}});
+  const std::string said = apply_launch_fact(stated, facts.at("r"));
+  EXPECT_EQ(stated.at("micro_batch"), "2");  // the row's own cell wins
+  EXPECT_EQ(stated.at("interleave_v"), "1");
+  EXPECT_EQ(stated.at("dp_reduce"), "after-backward");
+  EXPECT_EQ(said, "gradients all-reduced after the backward, plain 1F1B (run.sh: MBS=4)");
+  CsvRow full = row({{"micro_batch", "2"}, {"interleave_v", "2"}, {"dp_reduce", "overlapped"}});
+  EXPECT_EQ(apply_launch_fact(full, facts.at("r")), "");
+}
+
+TEST_F(Csv, LaunchFactsRefuseWhatTheyCannotMean) {
+  const std::string header = "id,tp,pp,micro_batch,interleave_v,dp_reduce,source\n";
+  for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
+           {"r,,,0,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
+           {"r,,,,,sometimes,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
+           {"r,,,2,,,\n", "t.csv:2: source is empty"},
+           {"r,,,,,,s\n", "t.csv:2: states no knob"},
+           {"r,8,,,,,s\nr,,2,,,,s\n", "t.csv:3: id \"r\" appears twice"}}) {
+    try {
+      read_launch_facts(write(header + body));
+      ADD_FAILURE() << body;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Validate, LaunchFactsReachTheSimulatedRun) {
+  // SC21's 39B run: run_table_1.sh gives MBS=4, no virtual stages and Megatron's local DDP.
+  const Catalog catalog = load_catalog(PODSIM_SOURCE_DIR);
+  ASSERT_TRUE(catalog.launch.count("mlm21-t1-05"));
+  const auto rows = read_csv(fs::path(PODSIM_SOURCE_DIR) / "configs/validation/published.csv", published_columns());
+  std::vector<CsvRow> one;
+  for (const auto& r : rows) {
+    if (r.at("id") == "mlm21-t1-05") one.push_back(r);
+  }
+  ASSERT_EQ(one.size(), 1u);
+  const auto with = validate(one, catalog);
+  ASSERT_EQ(with.rows.size(), 1u);
+  const auto& s = *with.rows[0].scenario;
+  EXPECT_EQ(s.training.micro_batch, 4);
+  EXPECT_EQ(s.parallel.schedule, parallelism::PipelineSchedule::kOneFOneB);
+  EXPECT_FALSE(s.training.overlap.dp_reduce);
+  EXPECT_NE(with.rows[0].assumptions.front().find("run_table_1.sh"), std::string::npos);
+  // Without the facts the planner chooses, as for any row it has never seen.
+  const auto without = validate(one, Catalog{PODSIM_SOURCE_DIR});
+  ASSERT_EQ(without.rows.size(), 1u);
+  EXPECT_TRUE(without.rows[0].scenario->training.overlap.dp_reduce);
+}
+
 }  // namespace
 }  // namespace podsim::validation

@@ -1,0 +1,36 @@
+#pragma once
+
+// Knobs a published row leaves open that the run's own published launch artifacts state:
+// the authors' launch scripts (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh for SC21
+// Table 1), or a released checkpoint's model-parallel layout. They are facts about the run,
+// not fitted values: configs/validation/launch-configs.csv names the artifact of each.
+// A row's own cells always win; a fact fills only a cell the row leaves empty, and the
+// planner still chooses whatever neither states (layout_choice.hpp).
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "validation/csv_table.hpp"
+
+namespace podsim::validation {
+
+/// The stated knobs of one run, as cells of the published format (empty: not stated),
+/// and `dp_reduce` ("overlapped" or "after-backward", or empty).
+struct LaunchFact {
+  std::map<std::string, std::string> cells;
+  std::string source;  ///< the artifact that states them
+};
+
+/// Columns of a launch-configurations file, in order.
+std::vector<std::string> launch_columns();
+
+/// Reads a launch-configurations file: row id → what its launch artifacts state. Throws
+/// InputError "file:line: …" for a malformed file, an unknown knob value or a repeated id.
+std::map<std::string, LaunchFact> read_launch_facts(const std::filesystem::path& file);
+
+/// Fills the cells `row` leaves empty from `fact`; returns what was filled, as the
+/// assumption line the report prints ("" when the row already stated everything).
+std::string apply_launch_fact(CsvRow& row, const LaunchFact& fact);
+
+}  // namespace podsim::validation
