@@ -139,6 +139,19 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
     sw.chips_per_node = static_cast<int>(std::min<long long>(chips, node));
     assumptions.push_back(std::string("network: ") + f.topology_file + " links, " + std::to_string(sw.nodes) +
                           " node(s) of " + std::to_string(sw.chips_per_node));
+    // A row that states its nodes' NICs ("4x OmniPath 100Gbps per node") runs on them: the
+    // node's scale-out bandwidth shared by its GPUs, in place of the reference cluster's.
+    static const std::regex kNics(R"((\d+)\s*x\s*(?:[A-Za-z-]+\s+)?(\d+)\s*Gb(?:ps|/s) per node)", std::regex::icase);
+    std::smatch nic;
+    if (std::regex_search(text, nic, kNics)) {
+      const auto count = whole(nic[1], 1, 64);
+      const auto gbps = whole(nic[2], 1, 100000);
+      if (!count || !gbps) return {std::nullopt, "NICs per node \"" + nic.str(0) + "\" out of range"};
+      sw.scale_out.bandwidth_Bps = double(*count) * double(*gbps) * 1e9 / 8 / double(node);
+      std::ostringstream per_gpu;
+      per_gpu << double(*count) * double(*gbps) / double(node);
+      assumptions.push_back("scale-out: " + nic.str(0) + " as the row states = " + per_gpu.str() + " Gb/s per GPU");
+    }
     // The cluster's collectives run as its file says (NCCL on the GPU clusters).
     return {topology::TopologySpec{"row-" + row.at("id"), sw, ref.collectives}, ""};
   }

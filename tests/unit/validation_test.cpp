@@ -286,6 +286,21 @@ TEST(Express, TheLossRunsAsTheRowsSystemRunsIt) {
   EXPECT_EQ(loss("Touvron et al. LLaMA", "A100-SXM4-80GB"), (std::pair{LossKernel::kMegatron, 0}));
 }
 
+TEST(Express, AGpuRowThatStatesItsNicsRunsOnThem) {
+  // BLOOM's Jean Zay: 4 OmniPath NICs of 100 Gb/s per 8-GPU node = 50 Gb/s per GPU, not the
+  // reference cluster's 200; a row silent about its NICs keeps the reference's.
+  auto scale_out = [](const std::string& hardware) {
+    const RowCase c = express(row({{"hardware", hardware}, {"n_chips", "16"}, {"model", "x"}, {"layers", "4"},
+                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                   {"vocab", "32000"}, {"global_batch_seqs", "16"}, {"tp", "1"}, {"pp", "1"}}),
+                              kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    return std::get<topology::SwitchSpec>(std::get<TrainingCase>(c.what).scenario.topology.layout).scale_out.bandwidth_Bps;
+  };
+  EXPECT_DOUBLE_EQ(scale_out("A100-SXM4-80GB (Jean Zay; 8 GPUs/node NVLink, 4x OmniPath 100Gbps per node)"), 50e9 / 8);
+  EXPECT_DOUBLE_EQ(scale_out("A100-SXM4-80GB (Selene)"), 200e9 / 8);
+}
+
 TEST(Validate, SourcesAreNamedByRepositoryOrAuthors) {
   EXPECT_EQ(source_key("google/maxtext README.md 'Runtime Performance Results'"), "google/maxtext");
   EXPECT_EQ(source_key("Narayanan et al. 'Efficient Large-Scale ...' (SC21)"), "Narayanan et al.");
