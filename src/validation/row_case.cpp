@@ -458,7 +458,17 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   auto& t = s.training;
   t.seq_len = m.seq_len;
   t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
-  // A launch fact (launch_facts.hpp) may say where the gradient all-reduce ran.
+  // Megatron-LM all-reduces the gradients after the whole backward unless told otherwise: its
+  // default --DDP-impl local (LocalDDP.allreduce_gradients() in train_step, 2021-22), later
+  // Megatron-core's DDP without --overlap-grad-reduce; DeepSpeed's pipeline engine, under
+  // Megatron-DeepSpeed, reduces once its schedule is done. A launch fact (launch_facts.hpp)
+  // may say where a run's all-reduce ran (SC21's smaller runs: PyTorch DDP, overlapped).
+  if (system == System::kMegatron) {
+    t.overlap.dp_reduce = false;
+    if (row.at("dp_reduce").empty() && (!dp || *dp > 1) && p.zero < 3) {
+      out.assumptions.push_back("Megatron-LM: gradients all-reduced after the backward (its default --DDP-impl local)");
+    }
+  }
   if (row.at("dp_reduce") == "after-backward") t.overlap.dp_reduce = false;
   if (row.at("dp_reduce") == "overlapped") t.overlap.dp_reduce = true;
   if (const auto micro = integer(row.at("micro_batch"))) {

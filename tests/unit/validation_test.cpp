@@ -201,6 +201,11 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   EXPECT_EQ(training({{"recompute", "remat_policy=full"}, {"heads", "16"}, {"model", "MaxText llama2-7b"}})
                 .scenario.model.head_dim,
             64);
+  // Megatron-LM all-reduces gradients after the backward (--DDP-impl local, its default); a
+  // launch fact's dp_reduce wins; other systems overlap the buckets (PyTorch DDP, FSDP, XLA).
+  EXPECT_FALSE(training({{"source", "Narayanan et al. SC21"}}).scenario.training.overlap.dp_reduce);
+  EXPECT_TRUE(training({{"source", "Narayanan et al. SC21"}, {"dp_reduce", "overlapped"}}).scenario.training.overlap.dp_reduce);
+  EXPECT_TRUE(training({{"source", "mosaicml/llm-foundry"}}).scenario.training.overlap.dp_reduce);
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4
@@ -461,10 +466,12 @@ TEST(Validate, LaunchFactsReachTheSimulatedRun) {
   EXPECT_EQ(s.parallel.schedule, parallelism::PipelineSchedule::kOneFOneB);
   EXPECT_FALSE(s.training.overlap.dp_reduce);
   EXPECT_NE(with.rows[0].assumptions.front().find("run_table_1.sh"), std::string::npos);
-  // Without the facts the planner chooses, as for any row it has never seen.
+  // Without the facts the planner chooses, as for any row it has never seen: the fastest
+  // schedule, which interleaves.
   const auto without = validate(one, Catalog{PODSIM_SOURCE_DIR});
   ASSERT_EQ(without.rows.size(), 1u);
-  EXPECT_TRUE(without.rows[0].scenario->training.overlap.dp_reduce);
+  EXPECT_EQ(without.rows[0].scenario->parallel.schedule, parallelism::PipelineSchedule::kInterleaved);
+  for (const auto& a : without.rows[0].assumptions) EXPECT_EQ(a.find("run_table_1.sh"), std::string::npos) << a;
 }
 
 }  // namespace
