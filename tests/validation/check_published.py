@@ -10,12 +10,12 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) guards: MAPE <= 8 % overall and <= 8 % for every hardware family.
+  (e) guards: MAPE <= 7 % overall and <= 8 % for every hardware family.
 
-The guards in (e) are the accuracy reached: 7.0 % overall, with one fitted matmul efficiency per
+The guards in (e) are the accuracy reached: 6.7 % overall, with one fitted matmul efficiency per
 generation (Hopper's fitted on llm-foundry's own H100 runs, none of this file's) and A100's Triton
 attention rate (docs/calibration.md). The per-family bound is the issue's target (<= 8 %; A100
-7.4 %, H100 6.6 %, H200 1.4 %, TPU v5e 7.9 %, TPU v5p 5.3 %); the overall target, <= 5 %, is not
+6.8 %, H100 6.8 %, H200 1.4 %, TPU v5e 7.9 %, TPU v5p 5.3 %); the overall target, <= 5 %, is not
 reached (docs/calibration.md, "Result").
 """
 import json
@@ -58,8 +58,8 @@ for r in fig1:
         failures.append(f"{r['id']}: activation memory {r['predicted']:.2f} GiB vs {r['measured']:.2f} (> 5 %)")
 
 # (e) guards at the accuracy reached (see the docstring)
-if report["mape"] > 0.08:
-    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 8 %")
+if report["mape"] > 0.07:
+    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 7 %")
 for family, mape in report["mape_by_family"].items():
     if mape > 0.08:
         failures.append(f"{family} MAPE {100 * mape:.1f} % > 8 %")
