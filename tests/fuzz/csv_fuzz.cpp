@@ -2,7 +2,9 @@
 // simulating: validation::read_csv with the 26 columns of published_columns() (and once
 // with no required column, so that inputs without the full header still reach the rows),
 // then validation::express on each row (at most kMaxRows): the row's machine, model and
-// layout as a scenario, built with the shipped hardware and topology files.
+// layout as a scenario, built with the shipped hardware and topology files. The same bytes are
+// also read as a launch-configurations file (validation::read_launch_facts), each fact filled
+// into a shipped-like row and expressed.
 //
 // Acceptable: podsim::InputError. Anything else — another exception (it terminates at the
 // throw, with its stack), a sanitizer report, a timeout — is a finding.
@@ -14,6 +16,7 @@
 #include "fuzz_workspace.hpp"
 #include "util/error.hpp"
 #include "validation/csv_table.hpp"
+#include "validation/launch_facts.hpp"
 #include "validation/row_case.hpp"
 
 namespace {
@@ -38,6 +41,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::note("csv", std::to_string(rows.size()) + " rows");
   } catch (const InputError& e) {
     fuzz::note("csv", e.what());
+  }
+  try {
+    const auto facts = validation::read_launch_facts(file);
+    const validation::Catalog catalog{fuzz::source_dir()};
+    std::size_t n = 0;
+    for (const auto& [id, fact] : facts) {
+      if (++n > kMaxRows) break;
+      validation::CsvRow row;
+      row.cells = {{"id", id}, {"hardware", "A100-SXM4-80GB"}, {"n_chips", "64"}, {"model", "GPT"},
+                   {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "16"},
+                   {"seq_len", "1024"}, {"vocab", "51200"}, {"global_batch_seqs", "64"}};
+      (void)validation::apply_launch_fact(row, fact);
+      (void)validation::express(row, catalog);
+    }
+    fuzz::note("launch", std::to_string(facts.size()) + " facts");
+  } catch (const InputError& e) {
+    fuzz::note("launch", e.what());
   }
   return 0;
 }
