@@ -7,7 +7,7 @@ namespace podsim::validation {
 namespace {
 
 /// The knobs a launch fact may state: the published format's cells, and the one knob that
-/// format has no column for.
+/// format has no column for. The file's columns are these between `id` and `source`.
 const std::vector<std::string>& knob_columns() {
   static const std::vector<std::string> kKnobs{"tp", "pp", "micro_batch", "interleave_v", "dp_reduce"};
   return kKnobs;
@@ -24,7 +24,12 @@ std::string describe(const std::string& knob, const std::string& value) {
 
 }  // namespace
 
-std::vector<std::string> launch_columns() { return {"id", "tp", "pp", "micro_batch", "interleave_v", "dp_reduce", "source"}; }
+std::vector<std::string> launch_columns() {
+  std::vector<std::string> columns{"id"};
+  columns.insert(columns.end(), knob_columns().begin(), knob_columns().end());
+  columns.push_back("source");
+  return columns;
+}
 
 std::map<std::string, LaunchFact> read_launch_facts(const std::filesystem::path& file) {
   std::map<std::string, LaunchFact> facts;

@@ -13,6 +13,7 @@
 #include "config/topology_config.hpp"
 #include "parallelism/overlap.hpp"
 #include "util/error.hpp"
+#include "util/units.hpp"
 #include "validation/metric.hpp"
 #include "validation/row_knobs.hpp"
 
@@ -148,9 +149,8 @@ Built build_topology(const CsvRow& row, const Family& f, long long chips, const 
       const auto gbps = whole(nic[2], 1, 100000);
       if (!count || !gbps) return {std::nullopt, "NICs per node \"" + nic.str(0) + "\" out of range"};
       sw.scale_out.bandwidth_Bps = double(*count) * double(*gbps) * 1e9 / 8 / double(node);
-      std::ostringstream per_gpu;
-      per_gpu << double(*count) * double(*gbps) / double(node);
-      assumptions.push_back("scale-out: " + nic.str(0) + " as the row states = " + per_gpu.str() + " Gb/s per GPU");
+      assumptions.push_back("scale-out: " + nic.str(0) + " as the row states = " +
+                            units::format_bandwidth(sw.scale_out.bandwidth_Bps) + " per GPU");
     }
     // The cluster's collectives run as its file says (NCCL on the GPU clusters).
     return {topology::TopologySpec{"row-" + row.at("id"), sw, ref.collectives}, ""};
@@ -463,14 +463,14 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   // Megatron-core's DDP without --overlap-grad-reduce; DeepSpeed's pipeline engine, under
   // Megatron-DeepSpeed, reduces once its schedule is done. A launch fact (launch_facts.hpp)
   // may say where a run's all-reduce ran (SC21's smaller runs: PyTorch DDP, overlapped).
-  if (system == System::kMegatron) {
+  if (const std::string stated = row.at("dp_reduce"); !stated.empty()) {
+    t.overlap.dp_reduce = stated == "overlapped";  // launch_facts.cpp admits only it and after-backward
+  } else if (system == System::kMegatron) {
     t.overlap.dp_reduce = false;
-    if (row.at("dp_reduce").empty() && (!dp || *dp > 1) && p.zero < 3) {
+    if ((!dp || *dp > 1) && p.zero < 3) {
       out.assumptions.push_back("Megatron-LM: gradients all-reduced after the backward (its default --DDP-impl local)");
     }
   }
-  if (row.at("dp_reduce") == "after-backward") t.overlap.dp_reduce = false;
-  if (row.at("dp_reduce") == "overlapped") t.overlap.dp_reduce = true;
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);
     t.micro_batch = fixed.micro_batch.value();
