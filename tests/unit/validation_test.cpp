@@ -416,7 +416,6 @@ TEST(Validate, ComparesInTheRowsOwnMetric) {
   EXPECT_NEAR(report.rows[1].predicted, eq3 / (t * 8) / 1e12, 1e-9 * report.rows[1].predicted);
 }
 
-
 TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
   const auto facts = read_launch_facts(write(
       "id,tp,pp,micro_batch,interleave_v,dp_reduce,source\n"
