@@ -86,7 +86,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   const double overlapped_dp = overlapped_s(st, TimeCategory::kCommDp, 1);
   if (overlapped_dp > 0) out << "  (data-parallel comm hidden under compute: " << format_fixed(overlapped_dp, 3) << " s)\n";
   if (st.compute_slowed_ps > 0) {
-    out << "  (compute slowed by the SMs and HBM bandwidth communication takes beside it: "
+    // On a TPU communication holds no compute units (chip.sms 0): only HBM bandwidth is shared.
+    out << "  (compute slowed by the " << (s.chip.sms > 0 ? "SMs and " : "") << "HBM bandwidth communication takes beside it: "
         << format_fixed(to_seconds(st.compute_slowed_ps), 3) << " s of it)\n";
   }
   if (r.execution.stages.size() > 1) {
