@@ -9,11 +9,11 @@ Asserts:
       ran must fit", DESIGN.md §3) -- the memory model on runs it has never seen;
   (c) the MAPE per hardware family, and for the rows with and without checkpointing at sequences up
       to 4096 and beyond, is printed;
-  (d) guards: MAPE <= 6 % for each family and <= 5.5 % overall (16 long-sequence A100 runs set
-      A100's Triton kernel rate, the 52 H100 runs Hopper's matmul efficiency; the other 123 A100
-      runs no constant saw).
+  (d) guards: MAPE <= 5.5 % for each family and <= 5 % overall (the 52 H100 runs set Hopper's
+      matmul efficiency; the 139 A100 runs no constant saw: both generations' Triton kernel rates
+      are derived from the FlashAttention-2 paper, not fitted).
 
-The guards in (d) are the accuracy reached, not a target: 5.0 % (A100 4.9 %, H100 5.4 %), with the
+The guards in (d) are the accuracy reached, not a target: 4.7 % (A100 4.7 %, H100 4.8 %), with the
 runs on the Triton attention kernel they used (training.flash_kernel: triton; 26.6 % on the native
 kernel), the amp_bf16 runs' checkpointing as PyTorch 2.1 runs it (recompute: early_stop), and their
 loss as llm-foundry runs it: flash-attention's fused xentropy and Composer's two train metrics on
@@ -59,12 +59,12 @@ for (family, ckpt, seq), errors in sorted(groups.items()):
 
 # (d) guards at the accuracy reached
 print(f"  overall: {100 * report['mape']:.1f} %")
-if report["mape"] > 0.055:
-    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 5.5 %")
+if report["mape"] > 0.05:
+    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 5 %")
 for family, mape in report["mape_by_family"].items():
     print(f"  {family}: {100 * mape:.1f} %")
-    if mape > 0.06:
-        failures.append(f"{family} MAPE {100 * mape:.1f} % > 6 %")
+    if mape > 0.055:
+        failures.append(f"{family} MAPE {100 * mape:.1f} % > 5.5 %")
 
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
