@@ -370,12 +370,12 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   const bool alibi = has(row.at("model") + " " + notes, "alibi");
   m.mlp = gpt ? workload::MlpKind::kGelu : workload::MlpKind::kSwiglu;
   m.position = gpt && !alibi ? workload::PositionEmbedding::kLearned : workload::PositionEmbedding::kRotary;
-  m.tied_embeddings = gpt;
+  m.tied_embeddings = gpt && !untied_embeddings_stated(row);
   m.norm = gpt ? workload::NormKind::kLayerNorm : workload::NormKind::kRmsNorm;
   m.dropout = gpt && system == System::kMegatron;
   m.linear_biases = gpt && system == System::kMegatron;  // Megatron-LM's --add-bias-linear default
   out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
-                                      ", tied embeddings" +
+                                      (m.tied_embeddings ? ", tied embeddings" : ", untied embeddings (as the notes say)") +
                                       (m.dropout ? ", linear biases and dropout 0.1 as Megatron-LM)" : ", no dropout)")
                                 : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
 
@@ -458,6 +458,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   auto& t = s.training;
   t.seq_len = m.seq_len;
   t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
+  const MegatronOverlapFlags megatron = megatron_overlap_flags(row);
   // Megatron-LM all-reduces the gradients after the whole backward unless told otherwise: its
   // default --DDP-impl local (LocalDDP.allreduce_gradients() in train_step, 2021-22), later
   // Megatron-core's DDP without --overlap-grad-reduce; DeepSpeed's pipeline engine, under
@@ -466,10 +467,22 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (const std::string stated = row.at("dp_reduce"); !stated.empty()) {
     t.overlap.dp_reduce = stated == "overlapped";  // launch_facts.cpp admits only it and after-backward
   } else if (system == System::kMegatron) {
-    t.overlap.dp_reduce = false;
-    if ((!dp || *dp > 1) && p.zero < 3) {
+    t.overlap.dp_reduce = megatron.grad_reduce;
+    if ((!dp || *dp > 1) && p.zero < 3 && !megatron.grad_reduce) {
       out.assumptions.push_back("Megatron-LM: gradients all-reduced after the backward (its default --DDP-impl local)");
     }
+  }
+  // The overlap flags a Megatron row's notes quote from its run (row_knobs.hpp).
+  if (megatron.param_gather) t.overlap.param_gather = true;
+  if (megatron.tp_comm) t.overlap.tp = parallelism::TpOverlap::kCollectiveMatmul;
+  if (megatron.any()) {
+    std::string flags;
+    for (const auto& [on, flag] : {std::pair{megatron.grad_reduce, "--overlap-grad-reduce"},
+                                   std::pair{megatron.param_gather, "--overlap-param-gather"},
+                                   std::pair{megatron.tp_comm, "--tp-comm-overlap"}}) {
+      if (on) flags += std::string(flags.empty() ? "" : " ") + flag;
+    }
+    out.assumptions.push_back("Megatron-LM overlap as the notes quote its run: " + flags);
   }
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);

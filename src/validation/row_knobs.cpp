@@ -119,6 +119,18 @@ LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip) {
   return {workload::default_loss_kernel(chip.stack)};
 }
 
+MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row) {
+  MegatronOverlapFlags f;
+  if (system_of(row) != System::kMegatron) return f;
+  const std::string notes = lower(row.at("notes"));
+  f.grad_reduce = has(notes, "--overlap-grad-reduce");
+  f.param_gather = has(notes, "--overlap-param-gather");
+  f.tp_comm = has(notes, "--tp-comm-overlap");
+  return f;
+}
+
+bool untied_embeddings_stated(const CsvRow& row) { return has(lower(row.at("notes")), "untied"); }
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column
 /// (Megatron pads the embedding table); a GPT-2 BPE vocabulary is 50257 tokens, padded by
 /// Megatron-LM to a multiple of 128 × tp.

@@ -61,6 +61,23 @@ struct LossKnobs {
 /// does (workload::default_loss_kernel).
 LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip);
 
+/// Megatron-LM's overlap flags, where a Megatron row's notes quote them as its run set them:
+/// `--overlap-grad-reduce` (gradient buckets reduced during the backward), `--overlap-param-gather`
+/// (the distributed optimizer's weight gather during the next forward), `--tp-comm-overlap`
+/// (tensor-parallel collectives cut and overlapped with the GEMMs). Unquoted: Megatron's default,
+/// off. Other systems: nothing (their own conventions apply).
+struct MegatronOverlapFlags {
+  bool grad_reduce = false;
+  bool param_gather = false;
+  bool tp_comm = false;
+  bool any() const { return grad_reduce || param_gather || tp_comm; }
+};
+MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row);
+
+/// True when a row's notes say its input and output embeddings are untied (Megatron-LM's
+/// `--untie-embeddings-and-output-weights`); a GPT row is otherwise tied, as Megatron's default.
+bool untied_embeddings_stated(const CsvRow& row);
+
 /// The vocabulary the model computes with: "padded to N" in the notes wins over the column;
 /// a GPT-2 BPE vocabulary is 50257 tokens, padded by Megatron-LM to a multiple of 128 × tp.
 std::optional<long long> vocab_of(const CsvRow& row, long long tp);

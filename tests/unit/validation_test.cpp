@@ -206,6 +206,28 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   EXPECT_FALSE(training({{"source", "Narayanan et al. SC21"}}).scenario.training.overlap.dp_reduce);
   EXPECT_TRUE(training({{"source", "Narayanan et al. SC21"}, {"dp_reduce", "overlapped"}}).scenario.training.overlap.dp_reduce);
   EXPECT_TRUE(training({{"source", "mosaicml/llm-foundry"}}).scenario.training.overlap.dp_reduce);
+  // Megatron's overlap flags run where a Megatron row's notes quote them, and only there: other
+  // systems keep their own conventions whatever their notes say.
+  const auto flags = training({{"source", "NVIDIA/Megatron-LM README.md"}, {"hardware", "A100-SXM4-80GB"},
+                               {"notes", "overlap (--overlap-grad-reduce --overlap-param-gather) and --tp-comm-overlap"}});
+  EXPECT_TRUE(flags.scenario.training.overlap.dp_reduce);
+  EXPECT_TRUE(flags.scenario.training.overlap.param_gather);
+  EXPECT_EQ(flags.scenario.training.overlap.tp, parallelism::TpOverlap::kCollectiveMatmul);
+  const auto megatron =
+      training({{"source", "NVIDIA/Megatron-LM README.md"}, {"hardware", "A100-SXM4-80GB"}}).scenario.training.overlap;
+  EXPECT_FALSE(megatron.dp_reduce);
+  EXPECT_FALSE(megatron.param_gather);
+  EXPECT_EQ(megatron.tp, parallelism::TpOverlap::kNone);
+  const auto other = training({{"source", "mosaicml/llm-foundry"}, {"hardware", "A100-SXM4-80GB"},
+                               {"notes", "--overlap-param-gather --tp-comm-overlap"}});
+  EXPECT_FALSE(other.scenario.training.overlap.param_gather);
+  EXPECT_EQ(other.scenario.training.overlap.tp, parallelism::TpOverlap::kNone);
+  // A GPT row is tied unless its notes say untied (Megatron's --untie-embeddings-and-output-weights).
+  const auto gpt = [&](const std::string& notes) {
+    return training({{"ffn_hidden", "4096"}, {"source", "NVIDIA/Megatron-LM"}, {"notes", notes}}).scenario.model;
+  };
+  EXPECT_TRUE(gpt("").tied_embeddings);
+  EXPECT_FALSE(gpt("untied input and output embeddings").tied_embeddings);
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4

@@ -21,28 +21,15 @@ every microbatch (training.loss_kernel: fused, training.train_metrics: 2; 6.8 % 
 remains is mostly recompute: rows with checkpointing are predicted slow, by 5-9 points more than
 rows without it (docs/calibration.md, "llm-foundry's own tables").
 """
-import json
 import statistics
-import subprocess
 import sys
 
+from heldout_data import every_row_runs_and_fits, validate
+
 podsim, data = sys.argv[1], sys.argv[2]
-report = json.loads(subprocess.run([podsim, "validate", "--data", data, "--json"], check=True,
-                                   capture_output=True, text=True).stdout)
-failures = []
-rows = sum(1 for _ in open(data)) - 1
-
-# (a) expressed and simulated
-if report["skipped"] or report["rows"] != rows:
-    failures.append(f"{report['rows']} of {rows} rows simulated; skipped: {report['skipped_rows']}")
-
-# (b) every run fits
-for r in report["results"]:
-    if not r["reports_run"]:
-        failures.append(f"{r['id']} is a training run but validate does not count it as one")
-    elif not r["fits"]:
-        failures.append(f"{r['id']} ran on its hardware but podsim's memory model needs "
-                        f"{r['memory_gib']:.1f} of {r['capacity_gib']:.1f} GiB ({r['layout']})")
+report = validate(podsim, data)
+# (a) expressed and simulated, (b) every run fits
+failures = every_row_runs_and_fits(report, data)
 
 # (c) report
 print(f"{report['rows']} rows, MAPE {100 * report['mape']:.1f} %")
