@@ -550,7 +550,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   c.search.virtual_stages.clear();
   if (fixed.pp && *fixed.pp > 1 && m.layers % *fixed.pp == 0) {
     // Megatron requires the layers of a stage to divide over its model chunks.
-    for (int k = 2; k <= 8; ++k) {
+    for (int k = 2; k <= m.layers / *fixed.pp; ++k) {
       if ((m.layers / *fixed.pp) % k == 0) c.search.virtual_stages.push_back(k);
     }
   } else if (!fixed.pp) {
