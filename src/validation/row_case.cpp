@@ -549,10 +549,15 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   c.max_tp = f->shape == Shape::kGpu ? std::get<topology::SwitchSpec>(s.topology.layout).chips_per_node : 0;
   c.search.virtual_stages.clear();
   if (fixed.pp && *fixed.pp > 1 && m.layers % *fixed.pp == 0) {
-    // Megatron requires the layers of a stage to divide over its model chunks.
-    for (int k = 2; k <= m.layers / *fixed.pp; ++k) {
-      if ((m.layers / *fixed.pp) % k == 0) c.search.virtual_stages.push_back(k);
+    // Megatron requires the layers of a stage to divide over its model chunks: every divisor of
+    // the stage's layers above 1, found in O(sqrt) so that no layer count can stall the search.
+    const int per_stage = m.layers / static_cast<int>(*fixed.pp);
+    for (int k = 1; static_cast<long long>(k) * k <= per_stage; ++k) {
+      if (per_stage % k != 0) continue;
+      if (k > 1) c.search.virtual_stages.push_back(k);
+      if (per_stage / k != k) c.search.virtual_stages.push_back(per_stage / k);
     }
+    std::sort(c.search.virtual_stages.begin(), c.search.virtual_stages.end());
   } else if (!fixed.pp) {
     c.search.virtual_stages = {2, 4};
   }

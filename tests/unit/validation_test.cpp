@@ -228,6 +228,14 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   };
   EXPECT_TRUE(gpt("").tied_embeddings);
   EXPECT_FALSE(gpt("untied input and output embeddings").tied_embeddings);
+  // Interleaving tries every chunk count that divides a stage's layers (Megatron asserts it), up to
+  // one layer per chunk: Megatron-Core's 119B run has 23 layers on each of its 4 stages.
+  const auto chunks = [&](const std::string& layers, const std::string& pp) {
+    return training({{"layers", layers}, {"pp", pp}, {"tp", "1"}}).search.virtual_stages;
+  };
+  EXPECT_EQ(chunks("92", "4"), (std::vector<int>{23}));
+  EXPECT_EQ(chunks("96", "8"), (std::vector<int>{2, 3, 4, 6, 12}));
+  EXPECT_TRUE(chunks("8", "8").empty());  // one layer per stage: nothing to interleave
   // The vocabulary the model computes with: Megatron pads it.
   EXPECT_EQ(training({{"notes", "vocab: 250680 (padded to 250880)"}}).scenario.model.vocab, 250880);
   EXPECT_EQ(training({{"vocab", ""}, {"notes", "vocab = GPT-2 BPE"}}).scenario.model.vocab, 50688);  // 128 × tp 4
