@@ -475,14 +475,8 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   // The overlap flags a Megatron row's notes quote from its run (row_knobs.hpp).
   if (megatron.param_gather) t.overlap.param_gather = true;
   if (megatron.tp_comm) t.overlap.tp = parallelism::TpOverlap::kCollectiveMatmul;
-  if (megatron.any()) {
-    std::string flags;
-    for (const auto& [on, flag] : {std::pair{megatron.grad_reduce, "--overlap-grad-reduce"},
-                                   std::pair{megatron.param_gather, "--overlap-param-gather"},
-                                   std::pair{megatron.tp_comm, "--tp-comm-overlap"}}) {
-      if (on) flags += std::string(flags.empty() ? "" : " ") + flag;
-    }
-    out.assumptions.push_back("Megatron-LM overlap as the notes quote its run: " + flags);
+  if (!megatron.quoted.empty()) {
+    out.assumptions.push_back("Megatron-LM overlap as the notes quote its run: " + megatron.quoted);
   }
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);

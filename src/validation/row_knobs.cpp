@@ -123,9 +123,14 @@ MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row) {
   MegatronOverlapFlags f;
   if (system_of(row) != System::kMegatron) return f;
   const std::string notes = lower(row.at("notes"));
-  f.grad_reduce = has(notes, "--overlap-grad-reduce");
-  f.param_gather = has(notes, "--overlap-param-gather");
-  f.tp_comm = has(notes, "--tp-comm-overlap");
+  for (auto [flag, on] : {std::pair{"--overlap-grad-reduce", &f.grad_reduce},
+                          std::pair{"--overlap-param-gather", &f.param_gather},
+                          std::pair{"--tp-comm-overlap", &f.tp_comm}}) {
+    *on = has(notes, flag);
+    if (!*on) continue;
+    if (!f.quoted.empty()) f.quoted += ' ';
+    f.quoted += flag;
+  }
   return f;
 }
 

@@ -70,7 +70,7 @@ struct MegatronOverlapFlags {
   bool grad_reduce = false;
   bool param_gather = false;
   bool tp_comm = false;
-  bool any() const { return grad_reduce || param_gather || tp_comm; }
+  std::string quoted;  ///< the flags found, space-separated, as the report names them
 };
 MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row);
 
