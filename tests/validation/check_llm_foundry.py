@@ -24,7 +24,7 @@ rows without it (docs/calibration.md, "llm-foundry's own tables").
 import statistics
 import sys
 
-from heldout_data import every_row_runs_and_fits, validate
+from validate_report import every_row_runs_and_fits, validate
 
 podsim, data = sys.argv[1], sys.argv[2]
 report = validate(podsim, data)

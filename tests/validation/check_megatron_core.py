@@ -14,7 +14,7 @@ usage: check_megatron_core.py PODSIM CSV
 """
 import sys
 
-from heldout_data import every_row_runs_and_fits, validate
+from validate_report import every_row_runs_and_fits, validate
 
 podsim, data = sys.argv[1], sys.argv[2]
 report = validate(podsim, data)
