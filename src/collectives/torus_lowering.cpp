@@ -11,11 +11,18 @@ void axis_phase(const Group& group, std::size_t axis_pos,
   const auto& dim = group.dims[axis_pos];
   const auto n = static_cast<std::uint64_t>(dim.size);
   const bool both_ways = dim.wraps && n >= 3;
+  // Both ways round a wrapped axis every chip's shard travels half the ring each way, as the
+  // scaling book has XLA do it (sharding.md, "How is an AllGather actually performed?": "⌈N/2⌉
+  // hops"; its Question 3 gathers over 4 wrapped chips "in only 2 hops"): floor(n/2) steps a
+  // direction. Each direction still carries (n−1)/(2n) of the array — on an even axis the shard
+  // opposite is split between the two — spread evenly over its steps.
+  const std::uint64_t hops = n / 2;
   for (const auto& line : lines_along(group, axis_pos)) {
     const std::vector<ChipId> ring = ring_order_of_line(line, dim.wraps);
     if (both_ways) {
-      ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
-      ring_pass(schedule, reversed_from_first(ring), static_cast<int>(n - 1), share(bytes, 2 * n), start, end);
+      const std::uint64_t per_step = share((n - 1) * bytes, 2 * n * hops);
+      ring_pass(schedule, ring, static_cast<int>(hops), per_step, start, end);
+      ring_pass(schedule, reversed_from_first(ring), static_cast<int>(hops), per_step, start, end);
     } else {
       ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
     }

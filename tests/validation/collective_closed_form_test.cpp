@@ -84,15 +84,16 @@ INSTANTIATE_TEST_SUITE_P(Sizes, RingClosedForm,
 
 /// Torus all-reduce: one piece of S/D per axis (D axes), each running reduce-scatter
 /// phases along all D axes in turn (starting on a different axis), then all-gathers back.
-/// On a wrapped axis of n chips a phase is a bidirectional ring on an array of d bytes:
-/// (n−1)·α + (n−1)/n · d/(2B). The array shrinks by n per phase. With equal axes the
+/// On a wrapped axis of n chips a phase sends every shard half the ring each way (the
+/// scaling book's ⌈N/2⌉ hops; floor(n/2) steps a direction) on an array of d bytes:
+/// floor(n/2)·α + (n−1)/n · d/(2B). The array shrinks by n per phase. With equal axes the
 /// pieces use different axes at every phase, so they run side by side:
-///   T = 2 · Σ_{p=0}^{D−1} [ (n−1)·α + (n−1)/n · (S/D)/n^p / (2B) ].
+///   T = 2 · Σ_{p=0}^{D−1} [ floor(n/2)·α + (n−1)/n · (S/D)/n^p / (2B) ].
 double torus_all_reduce(int n, int d, double s) {
   double t = 0;
   double array = s / d;
   for (int p = 0; p < d; ++p) {
-    t += (n - 1) * kAlpha + (n - 1.0) / n * array / (2 * kB);
+    t += (n / 2) * kAlpha + (n - 1.0) / n * array / (2 * kB);
     array /= n;
   }
   return 2 * t;
@@ -111,6 +112,22 @@ TEST(TorusClosedForm, AllReduceOn4x4x4And16x16) {
   }
 }
 
+TEST(TorusClosedForm, AWrappedAxisTakesHalfTheRingInHops) {
+  // The scaling book's Question 3: on a wrapped axis of 4 chips a tiny all-gather is "only 2
+  // hops", not the 3 of a one-way ring. Odd axes split evenly: 5 chips, 2 hops a direction of
+  // one shard each; 3 chips, one. The bandwidth term stays (n−1)/n · S/(2B).
+  for (int n : {3, 4, 5, 8}) {
+    const auto ring = grid({n}, {true});
+    for (double S : {256.0, 64.0 * kMiB}) {
+      for (auto fidelity : kBoth) {
+        expect_close(simulate(ring, Op::kAllGather, Algorithm::kTorus, static_cast<std::uint64_t>(S), {0}, fidelity),
+                     (n / 2) * kAlpha + (n - 1.0) / n * S / (2 * kB),
+                     "wrapped all-gather n=" + std::to_string(n) + " S=" + std::to_string(S));
+      }
+    }
+  }
+}
+
 TEST(TorusClosedForm, AnAxisWithoutWraparoundCostsTwiceTheBandwidthTerm) {
   // Open axis of n chips: the folded ring 0,2,…,3,1 sends one way round, S/n per step,
   // and its longest edges span 2 links: reduce-scatter (n−1)·2α + (n−1)/n · S/B, twice the
@@ -123,7 +140,7 @@ TEST(TorusClosedForm, AnAxisWithoutWraparoundCostsTwiceTheBandwidthTerm) {
     const double open_rs = simulate(open, Op::kReduceScatter, Algorithm::kTorus, 64 * kMiB, {0}, fidelity);
     expect_close(open_rs, (n - 1) * 2 * kAlpha + (n - 1.0) / n * S / kB, "open reduce-scatter");
     const double wrapped_rs = simulate(wrapped, Op::kReduceScatter, Algorithm::kTorus, 64 * kMiB, {0}, fidelity);
-    expect_close(wrapped_rs, (n - 1) * kAlpha + (n - 1.0) / n * S / (2 * kB), "wrapped reduce-scatter");
+    expect_close(wrapped_rs, (n / 2) * kAlpha + (n - 1.0) / n * S / (2 * kB), "wrapped reduce-scatter");
     EXPECT_NEAR(open_rs / wrapped_rs, 2.0, 0.02);
     // The SB-sharding worked example: all-gather of 34 MB over a 4-chip v5e axis without
     // wrap, predicted 3 × 8.4e6 / 4.5e10 ≈ 560 us (+ latency), measured 680 us.
