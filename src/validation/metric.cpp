@@ -17,11 +17,19 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   if (has(m, "tflop/s per") || has(m, "tflops per")) {
     // Megatron-LM's SC21 paper counts the recompute pass in every table (its Eq. 3; the data
     // file's README says so), as does BLOOM's 8·N·tokens; MaxText's and the rest count model FLOPs.
+    // Where the row says how it counted, podsim counts the same way: BLOOM's "8*N*tokens" (every
+    // parameter, embeddings included, no attention term); MaxText's calculate_training_tflops
+    // (MaxText/train.py from 2023-06, when it began to count attention): 6 · every parameter
+    // its pytree holds (both embedding tables when untied) per token, plus attention.
     const std::string source = lower(row.at("source"));
     const bool sc21 = has(source, "2104.04473") || has(source, "sc21");
     const bool hardware = sc21 || has(m, "counts recompute") || has(m, "hardware flops") || has(recompute, "eq.3") ||
                           has(recompute, "incl. recompute");
-    return Metric{hardware ? MetricKind::kTflopsPerChipHardware : MetricKind::kTflopsPerChip};
+    const MetricKind kind = hardware ? MetricKind::kTflopsPerChipHardware : MetricKind::kTflopsPerChip;
+    if (has(m, "8*n*tokens") || has(m, "8·n·tokens")) return Metric{kind, 0, FlopCount::kEightN};
+    if (hardware) return Metric{kind, 0, FlopCount::kSc21Eq3};
+    if (has(source, "maxtext")) return Metric{kind, 0, FlopCount::kMaxText};
+    return Metric{kind};
   }
   if (has(m, "mfu")) return Metric{MetricKind::kMfuPercent};
   if (has(m, "hfu")) return Metric{MetricKind::kHfuPercent};
@@ -36,6 +44,20 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   static const std::regex kPeak(R"(fraction of ([0-9.e+]+) b/s)");
   if (std::regex_search(m, peak, kPeak)) return Metric{MetricKind::kLinkPeakPercent, std::stod(peak[1])};
   return std::nullopt;
+}
+
+double flops_per_token(FlopCount count, const workload::ModelSpec& m, int seq_len) {
+  switch (count) {
+    case FlopCount::kModel:
+      return workload::model_flops_per_token(m, seq_len);
+    case FlopCount::kSc21Eq3:
+      return workload::model_flops_per_token(m, seq_len) + workload::layers_forward_flops_per_token(m, seq_len);
+    case FlopCount::kEightN:
+      return 8.0 * workload::count_params(m).total;
+    case FlopCount::kMaxText:
+      return 6.0 * workload::count_params(m).total + 12.0 * m.layers * double(m.heads) * m.head_dim * seq_len;
+  }
+  return workload::model_flops_per_token(m, seq_len);
 }
 
 bool is_collective_metric(const Metric& metric) {

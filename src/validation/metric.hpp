@@ -7,13 +7,14 @@
 #include <string>
 
 #include "validation/csv_table.hpp"
+#include "workload/model_spec.hpp"
 
 namespace podsim::validation {
 
 enum class MetricKind {
   kStepSeconds,          ///< iteration / step time (s)
   kTflopsPerChip,        ///< model FLOPs (6N + attention) per chip per second
-  kTflopsPerChipHardware,  ///< the same counting the recompute pass ([SC21] Eq. 3, BLOOM's 8·N·tokens)
+  kTflopsPerChipHardware,  ///< FLOPs that count the recompute pass ([SC21] Eq. 3, BLOOM's 8·N·tokens)
   kMfuPercent,
   kHfuPercent,
   kTokensPerSecond,      ///< the whole system
@@ -26,10 +27,24 @@ enum class MetricKind {
   kLinkPeakPercent,
 };
 
+/// How a row's source counted the FLOPs of its FLOP/s figure, so that podsim's prediction is
+/// counted the same way (only the count differs; the step time is podsim's).
+enum class FlopCount {
+  kModel,     ///< forward + backward of the layers and the output projection (6·N + attention)
+  kSc21Eq3,   ///< [SC21] Eq. 3: kModel plus one more forward of the layers (the recompute pass)
+  kEightN,    ///< 8 · (every parameter) per token, as BLOOM's training README counts
+  kMaxText,   ///< MaxText's calculate_training_tflops (2023): 6 · (every parameter, embeddings
+              ///< included) per token plus 12 · layers · heads · head_dim · seq_len of attention
+};
+
 struct Metric {
   MetricKind kind = MetricKind::kStepSeconds;
   double link_peak_Bps = 0;  ///< kLinkPeakPercent
+  FlopCount count = FlopCount::kModel;  ///< kTflopsPerChip, kTflopsPerChipHardware
 };
+
+/// FLOPs per trained token of `model` at `seq_len` as `count` counts them.
+double flops_per_token(FlopCount count, const workload::ModelSpec& model, int seq_len);
 
 /// The metric of a row, or nullopt when podsim does not predict it.
 std::optional<Metric> metric_of(const CsvRow& row);

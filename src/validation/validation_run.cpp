@@ -17,17 +17,14 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double predict_training(const Metric& metric, const runtime::Scenario& s, const runtime::StepReport& r) {
-  const double tokens = double(s.training.global_batch) * s.training.seq_len;
   switch (metric.kind) {
     case MetricKind::kStepSeconds:
       return r.step_s;
     case MetricKind::kTflopsPerChip:
-      return r.model_flops_per_step / (r.step_s * r.chips) / 1e12;
-    case MetricKind::kTflopsPerChipHardware: {
-      // [SC21] Eq. 3 and BLOOM's 8·N·tokens: model FLOPs plus one more forward of the layers.
-      const double flops = r.model_flops_per_step + tokens * workload::layers_forward_flops_per_token(s.model, s.training.seq_len);
-      return flops / (r.step_s * r.chips) / 1e12;
-    }
+    case MetricKind::kTflopsPerChipHardware:
+      // The step's FLOPs as the row's source counted them; the time is podsim's.
+      return double(s.training.global_batch) * s.training.seq_len *
+             flops_per_token(metric.count, s.model, s.training.seq_len) / (r.step_s * r.chips) / 1e12;
     case MetricKind::kMfuPercent:
       return 100 * r.mfu;
     case MetricKind::kHfuPercent:

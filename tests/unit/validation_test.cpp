@@ -122,6 +122,38 @@ TEST(Express, LayoutDegreesOutOfRangeSkipTheRowWithTheReason) {
   EXPECT_EQ(express(no_heads, kCatalog).skip_reason, "heads 0 is not 1 to 2147483647");
 }
 
+TEST(Express, FlopsAreCountedAsTheRowsSourceCountedThem) {
+  auto count = [](const std::string& text, const std::string& source) {
+    return metric_of(row({{"measured_metric", text}, {"recompute", "full"}, {"source", source}}))->count;
+  };
+  EXPECT_EQ(count("TFLOP/s per GPU (hardware FLOPs, counts recompute: 8*N*tokens)", "BigScience"), FlopCount::kEightN);
+  EXPECT_EQ(count("achieved TFLOP/s per GPU", "Narayanan et al. SC21"), FlopCount::kSc21Eq3);
+  EXPECT_EQ(count("TFLOP/s per chip (MFU in notes)", "google/maxtext README.md"), FlopCount::kMaxText);
+  EXPECT_EQ(count("TFLOP/s per GPU", "someone else"), FlopCount::kModel);
+
+  // A GPT-3-like block, untied: every count from its definition.
+  workload::ModelSpec m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn_hidden = 4096;
+  m.vocab = 32000;
+  m.tied_embeddings = false;
+  const int s = 2048;
+  const auto p = workload::count_params(m);
+  const double attention = 12.0 * m.layers * m.hidden * s;  // 12·L·s·heads·head_dim per token
+  const double model = 6.0 * (m.layers * p.layer_matmul + m.vocab * double(m.hidden)) + attention;
+  EXPECT_DOUBLE_EQ(flops_per_token(FlopCount::kModel, m, s), model);
+  EXPECT_DOUBLE_EQ(flops_per_token(FlopCount::kSc21Eq3, m, s), model + (model - 6.0 * m.vocab * m.hidden) / 3);
+  EXPECT_DOUBLE_EQ(flops_per_token(FlopCount::kEightN, m, s), 8.0 * p.total);
+  // MaxText counts both embedding tables and the norms at 6 per parameter: more than podsim's
+  // model FLOPs by 6 · (input table + norms).
+  EXPECT_DOUBLE_EQ(flops_per_token(FlopCount::kMaxText, m, s), 6.0 * p.total + attention);
+  EXPECT_GT(flops_per_token(FlopCount::kMaxText, m, s), model);
+}
+
 TEST(Express, MetricsAreReadInTheRowsOwnTerms) {
   auto metric = [](const std::string& text, const std::string& recompute = "") {
     return metric_of(row({{"measured_metric", text}, {"recompute", recompute}}))->kind;
