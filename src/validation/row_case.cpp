@@ -302,6 +302,12 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (has(row.at("model"), "collective")) return collective_case(row, *f, *chips, catalog, std::move(out));
 
   const auto metric = metric_of(row);
+  if (metric && metric->count == FlopCount::kEightN) {
+    out.assumptions.push_back("FLOPs counted as the row states: 8 × every parameter per token");
+  } else if (metric && metric->count == FlopCount::kMaxText) {
+    out.assumptions.push_back("FLOPs counted as MaxText counts them: 6 × every parameter (both embedding tables) per "
+                              "token, plus attention");
+  }
   const bool layer_time = metric && metric->kind == MetricKind::kLayerMilliseconds;
   const bool memory_figure = metric && metric->kind == MetricKind::kActivationGiB;
   const auto layers = integer(row.at("layers"));
