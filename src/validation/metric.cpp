@@ -15,12 +15,12 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   if (has(m, "per-layer") || has(m, "per layer")) return Metric{MetricKind::kLayerMilliseconds};
   if (has(m, "iteration time") || has(m, "step time")) return Metric{MetricKind::kStepSeconds};
   if (has(m, "tflop/s per") || has(m, "tflops per")) {
-    // Megatron-LM's SC21 paper counts the recompute pass in every table (its Eq. 3; the data
-    // file's README says so), as does BLOOM's 8·N·tokens; MaxText's and the rest count model FLOPs.
-    // Where the row says how it counted, podsim counts the same way: BLOOM's "8*N*tokens" (every
-    // parameter, embeddings included, no attention term); MaxText's calculate_training_tflops
-    // (MaxText/train.py from 2023-06, when it began to count attention): 6 · every parameter
-    // its pytree holds (both embedding tables when untied) per token, plus attention.
+    // podsim counts a row's FLOPs as its source did. Megatron-LM's SC21 paper counts the
+    // recompute pass in every table (its Eq. 3; the data file's README says so); BLOOM counts
+    // "8*N*tokens" (every parameter, embeddings included, no attention term); MaxText's
+    // calculate_training_tflops (MaxText/train.py from 2023-06, when it began to count
+    // attention) 6 · every parameter its pytree holds (both embedding tables when untied) per
+    // token, plus attention; the rest count model FLOPs.
     const std::string source = lower(row.at("source"));
     const bool sc21 = has(source, "2104.04473") || has(source, "sc21");
     const bool hardware = sc21 || has(m, "counts recompute") || has(m, "hardware flops") || has(recompute, "eq.3") ||
