@@ -20,7 +20,10 @@ void axis_phase(const Group& group, std::size_t axis_pos,
   for (const auto& line : lines_along(group, axis_pos)) {
     const std::vector<ChipId> ring = ring_order_of_line(line, dim.wraps);
     if (both_ways) {
-      const std::uint64_t per_step = share((n - 1) * bytes, 2 * n * hops);
+      // ceil((n−1)·bytes / (2n·hops)) without forming (n−1)·bytes, which can overflow.
+      const std::uint64_t parts = 2 * n * hops;
+      const std::uint64_t per_step =
+          std::max<std::uint64_t>(1, (n - 1) * (bytes / parts) + ((n - 1) * (bytes % parts) + parts - 1) / parts);
       ring_pass(schedule, ring, static_cast<int>(hops), per_step, start, end);
       ring_pass(schedule, reversed_from_first(ring), static_cast<int>(hops), per_step, start, end);
     } else {

@@ -62,6 +62,21 @@ TEST(Lowering, RingAllReduceHasTwoNMinusOneStepsOfSOverN) {
   }
 }
 
+TEST(Lowering, AWrappedTorusAxisSendsHalfWayRoundEachWayWithoutOverflow) {
+  // 16 chips: 8 steps each way of (n−1)/(2n) of the array spread over them, 15/256 of it a
+  // step; even at 2^62 bytes, where (n−1)·bytes would not fit in 64 bits.
+  const auto topo = grid({16}, {true});
+  for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 62}) {
+    Schedule s;
+    lower_collective(topo, CollectiveSpec{Op::kAllGather, Algorithm::kTorus, bytes}, make_groups(topo, {0}), 0, s);
+    ASSERT_EQ(s.size(), 16u * 8 * 2);
+    for (TransferIndex i = 0; i < s.size(); ++i) {
+      EXPECT_EQ(s.transfer(i).bytes, bytes / 256 * 15);
+      EXPECT_EQ(topo.hops(s.transfer(i).src, s.transfer(i).dst), 1);
+    }
+  }
+}
+
 TEST(Lowering, WrongChoicesGetClearErrors) {
   const auto topo = grid({2, 4}, {false, true});
   const auto pairs = make_groups(topo, {0});
