@@ -7,9 +7,9 @@ namespace podsim::validation {
 namespace {
 
 /// The knobs a launch fact may state: the published format's cells, and the one knob that
-/// format has no column for. The file's columns are these between `id` and `source`.
+/// format has no column for. The file's columns are these between `id` and `corrects`.
 const std::vector<std::string>& knob_columns() {
-  static const std::vector<std::string> kKnobs{"tp", "pp", "micro_batch", "interleave_v", "dp_reduce"};
+  static const std::vector<std::string> kKnobs{"tp", "pp", "micro_batch", "interleave_v", "dp_reduce", "recompute"};
   return kKnobs;
 }
 
@@ -27,6 +27,7 @@ std::string describe(const std::string& knob, const std::string& value) {
 std::vector<std::string> launch_columns() {
   std::vector<std::string> columns{"id"};
   columns.insert(columns.end(), knob_columns().begin(), knob_columns().end());
+  columns.push_back("corrects");
   columns.push_back("source");
   return columns;
 }
@@ -47,13 +48,18 @@ std::map<std::string, LaunchFact> read_launch_facts(const std::filesystem::path&
         if (value != "overlapped" && value != "after-backward") {
           throw InputError(where + "dp_reduce \"" + value + "\" is not overlapped or after-backward");
         }
-      } else {
+      } else if (knob != "recompute") {
         const auto n = integer(value);
         if (!n || *n < 1 || *n > 1 << 20) throw InputError(where + knob + " \"" + value + "\" is not a whole number from 1");
       }
       fact.cells[knob] = value;
     }
     if (fact.cells.empty()) throw InputError(where + "states no knob");
+    fact.corrects = row.at("corrects");
+    if (!fact.corrects.empty() && fact.cells.size() != 1) {
+      throw InputError(where + "corrects \"" + fact.corrects + "\" but states " + std::to_string(fact.cells.size()) +
+                       " knobs: a correction states the one knob it corrects");
+    }
     if (!facts.emplace(id, std::move(fact)).second) throw InputError(where + "id \"" + id + "\" appears twice");
   }
   return facts;
@@ -62,9 +68,18 @@ std::map<std::string, LaunchFact> read_launch_facts(const std::filesystem::path&
 std::string apply_launch_fact(CsvRow& row, const LaunchFact& fact) {
   std::string filled;
   for (const auto& [knob, value] : fact.cells) {
-    if (!row.at(knob).empty()) continue;
+    const std::string stated = row.at(knob);
+    std::string said = describe(knob, value);
+    if (!stated.empty()) {
+      if (fact.corrects.empty() || stated == value) continue;  // the row's own cell wins
+      if (stated != fact.corrects) {
+        throw InputError("launch fact for " + row.at("id") + ": it corrects " + knob + " \"" + fact.corrects +
+                         "\", but the row states \"" + stated + "\"");
+      }
+      said += " in place of the row's " + stated;
+    }
     row.cells[knob] = value;
-    filled += (filled.empty() ? "" : ", ") + describe(knob, value);
+    filled += (filled.empty() ? "" : ", ") + said;
   }
   return filled.empty() ? "" : filled + " (" + fact.source + ")";
 }

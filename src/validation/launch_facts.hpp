@@ -4,8 +4,11 @@
 // the authors' launch scripts (NVIDIA/Megatron-LM examples/sc21/run_table_1.sh for SC21
 // Table 1), or a released checkpoint's model-parallel layout. They are facts about the run,
 // not fitted values: configs/validation/launch-configs.csv names the artifact of each.
-// A row's own cells always win; a fact fills only a cell the row leaves empty, and the
-// planner still chooses whatever neither states (layout_choice.hpp).
+// A row's own cells win; a fact fills only a cell the row leaves empty, and the planner
+// still chooses whatever neither states (layout_choice.hpp). The one exception is a
+// correction: a fact whose `corrects` names the row's stated value, because its artifact
+// shows that value is not what the measured run used (a later script's, say); it must name
+// that value exactly, so a correction cannot outlive a change to the row.
 
 #include <filesystem>
 #include <map>
@@ -20,7 +23,8 @@ namespace podsim::validation {
 /// and `dp_reduce` ("overlapped" or "after-backward", or empty).
 struct LaunchFact {
   std::map<std::string, std::string> cells;
-  std::string source;  ///< the artifact that states them
+  std::string corrects;  ///< the row's stated value this fact's one knob replaces ("": fills only)
+  std::string source;    ///< the artifact that states them
 };
 
 /// Columns of a launch-configurations file, in order.
@@ -30,8 +34,9 @@ std::vector<std::string> launch_columns();
 /// InputError "file:line: …" for a malformed file, an unknown knob value or a repeated id.
 std::map<std::string, LaunchFact> read_launch_facts(const std::filesystem::path& file);
 
-/// Fills the cells `row` leaves empty from `fact`; returns what was filled, as the
-/// assumption line the report prints ("" when the row already stated everything).
+/// Fills the cells `row` leaves empty from `fact` (and replaces the value a correction names);
+/// returns what was filled, as the assumption line the report prints ("" when the row already
+/// stated everything). Throws InputError when a correction names another value than the row's.
 std::string apply_launch_fact(CsvRow& row, const LaunchFact& fact);
 
 }  // namespace podsim::validation

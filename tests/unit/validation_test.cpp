@@ -480,8 +480,8 @@ TEST(Validate, ComparesInTheRowsOwnMetric) {
 
 TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,micro_batch,interleave_v,dp_reduce,source\n"
-      "r,,,4,1,after-backward,run.sh: MBS=4\n"));
+      "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n"
+      "r,,,4,1,after-backward,,,run.sh: MBS=4\n"));
   ASSERT_EQ(facts.size(), 1u);
   CsvRow stated = row({{"id", "r"}, {"micro_batch", "2"}, {"interleave_v", ""}});
   const std::string said = apply_launch_fact(stated, facts.at("r"));
@@ -493,14 +493,40 @@ TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
   EXPECT_EQ(apply_launch_fact(full, facts.at("r")), "");
 }
 
+TEST_F(Csv, ACorrectionReplacesExactlyTheValueItNames) {
+  const auto facts = read_launch_facts(write(
+      "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n"
+      "r,,,,,,remat_policy=full,remat_policy=minimal,script at the table's commit\n"));
+  CsvRow later = row({{"id", "r"}, {"recompute", "remat_policy=minimal"}});
+  EXPECT_EQ(apply_launch_fact(later, facts.at("r")),
+            "recompute remat_policy=full in place of the row's remat_policy=minimal (script at the table's commit)");
+  EXPECT_EQ(later.at("recompute"), "remat_policy=full");
+  CsvRow open = row({{"id", "r"}, {"recompute", ""}});
+  EXPECT_EQ(apply_launch_fact(open, facts.at("r")), "recompute remat_policy=full (script at the table's commit)");
+  CsvRow same = row({{"id", "r"}, {"recompute", "remat_policy=full"}});
+  EXPECT_EQ(apply_launch_fact(same, facts.at("r")), "");
+  // A row that changed since the correction was written: the correction no longer applies.
+  CsvRow other = row({{"id", "r"}, {"recompute", "remat_policy=save_qkv_proj"}});
+  try {
+    apply_launch_fact(other, facts.at("r"));
+    ADD_FAILURE() << "a stale correction applied";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("it corrects recompute \"remat_policy=minimal\", but the row states "
+                                         "\"remat_policy=save_qkv_proj\""),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(Csv, LaunchFactsRefuseWhatTheyCannotMean) {
-  const std::string header = "id,tp,pp,micro_batch,interleave_v,dp_reduce,source\n";
+  const std::string header = "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n";
   for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
-           {"r,,,0,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
-           {"r,,,,,sometimes,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
-           {"r,,,2,,,\n", "t.csv:2: source is empty"},
-           {"r,,,,,,s\n", "t.csv:2: states no knob"},
-           {"r,8,,,,,s\nr,,2,,,,s\n", "t.csv:3: id \"r\" appears twice"}}) {
+           {"r,,,0,,,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
+           {"r,,,,,sometimes,,,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
+           {"r,,,2,,,,,\n", "t.csv:2: source is empty"},
+           {"r,,,,,,,,s\n", "t.csv:2: states no knob"},
+           {"r,8,,,,,full,none,s\n", "t.csv:2: corrects \"none\" but states 2 knobs"},
+           {"r,8,,,,,,,s\nr,,2,,,,,,s\n", "t.csv:3: id \"r\" appears twice"}}) {
     try {
       read_launch_facts(write(header + body));
       ADD_FAILURE() << body;
