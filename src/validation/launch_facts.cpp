@@ -69,17 +69,14 @@ std::string apply_launch_fact(CsvRow& row, const LaunchFact& fact) {
   std::string filled;
   for (const auto& [knob, value] : fact.cells) {
     const std::string stated = row.at(knob);
-    std::string said = describe(knob, value);
-    if (!stated.empty()) {
-      if (fact.corrects.empty() || stated == value) continue;  // the row's own cell wins
-      if (stated != fact.corrects) {
-        throw InputError("launch fact for " + row.at("id") + ": it corrects " + knob + " \"" + fact.corrects +
-                         "\", but the row states \"" + stated + "\"");
-      }
-      said += " in place of the row's " + stated;
+    if (!stated.empty() && (fact.corrects.empty() || stated == value)) continue;  // the row's own cell wins
+    if (!stated.empty() && stated != fact.corrects) {
+      throw InputError("launch fact for " + row.at("id") + ": it corrects " + knob + " \"" + fact.corrects +
+                       "\", but the row states \"" + stated + "\"");
     }
     row.cells[knob] = value;
-    filled += (filled.empty() ? "" : ", ") + said;
+    filled += (filled.empty() ? "" : ", ") + describe(knob, value) +
+              (stated.empty() ? "" : " in place of the row's " + stated);
   }
   return filled.empty() ? "" : filled + " (" + fact.source + ")";
 }

@@ -25,11 +25,11 @@ std::optional<Metric> metric_of(const CsvRow& row) {
     const bool sc21 = has(source, "2104.04473") || has(source, "sc21");
     const bool hardware = sc21 || has(m, "counts recompute") || has(m, "hardware flops") || has(recompute, "eq.3") ||
                           has(recompute, "incl. recompute");
-    const MetricKind kind = hardware ? MetricKind::kTflopsPerChipHardware : MetricKind::kTflopsPerChip;
-    if (has(m, "8*n*tokens") || has(m, "8·n·tokens")) return Metric{kind, 0, FlopCount::kEightN};
-    if (hardware) return Metric{kind, 0, FlopCount::kSc21Eq3};
-    if (has(source, "maxtext")) return Metric{kind, 0, FlopCount::kMaxText};
-    return Metric{kind};
+    const auto flops = [](FlopCount count) { return Metric{MetricKind::kTflopsPerChip, 0, count}; };
+    if (has(m, "8*n*tokens") || has(m, "8·n·tokens")) return flops(FlopCount::kEightN);
+    if (hardware) return flops(FlopCount::kSc21Eq3);
+    if (has(source, "maxtext")) return flops(FlopCount::kMaxText);
+    return flops(FlopCount::kModel);
   }
   if (has(m, "mfu")) return Metric{MetricKind::kMfuPercent};
   if (has(m, "hfu")) return Metric{MetricKind::kHfuPercent};

@@ -13,8 +13,7 @@ namespace podsim::validation {
 
 enum class MetricKind {
   kStepSeconds,          ///< iteration / step time (s)
-  kTflopsPerChip,        ///< model FLOPs (6N + attention) per chip per second
-  kTflopsPerChipHardware,  ///< FLOPs that count the recompute pass ([SC21] Eq. 3, BLOOM's 8·N·tokens)
+  kTflopsPerChip,        ///< FLOPs per chip per second, counted as the source did (Metric::count)
   kMfuPercent,
   kHfuPercent,
   kTokensPerSecond,      ///< the whole system
@@ -40,7 +39,7 @@ enum class FlopCount {
 struct Metric {
   MetricKind kind = MetricKind::kStepSeconds;
   double link_peak_Bps = 0;  ///< kLinkPeakPercent
-  FlopCount count = FlopCount::kModel;  ///< kTflopsPerChip, kTflopsPerChipHardware
+  FlopCount count = FlopCount::kModel;  ///< kTflopsPerChip
 };
 
 /// FLOPs per trained token of `model` at `seq_len` as `count` counts them.

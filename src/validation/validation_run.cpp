@@ -21,7 +21,6 @@ double predict_training(const Metric& metric, const runtime::Scenario& s, const 
     case MetricKind::kStepSeconds:
       return r.step_s;
     case MetricKind::kTflopsPerChip:
-    case MetricKind::kTflopsPerChipHardware:
       // The step's FLOPs as the row's source counted them; the time is podsim's.
       return double(s.training.global_batch) * s.training.seq_len *
              flops_per_token(metric.count, s.model, s.training.seq_len) / (r.step_s * r.chips) / 1e12;
