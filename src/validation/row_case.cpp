@@ -351,7 +351,9 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   std::smatch hd;
   static const std::regex kHeadDim(R"(head_dim (\d+))");
   const std::string notes = row.at("notes");
-  if (std::regex_search(notes, hd, kHeadDim)) {
+  if (const auto stated = integer(row.at("head_dim")); stated && *stated >= 1 && *stated <= INT_MAX) {
+    m.head_dim = static_cast<int>(*stated);  // a launch fact's architecture (launch_facts.hpp)
+  } else if (std::regex_search(notes, hd, kHeadDim)) {
     const auto head_dim = whole(hd[1], 1, INT_MAX);
     if (!head_dim) {
       out.skip_reason = "notes give \"" + hd.str(0) + "\"; head_dim must be 1 to " + std::to_string(INT_MAX);
@@ -380,10 +382,23 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   m.norm = gpt ? workload::NormKind::kLayerNorm : workload::NormKind::kRmsNorm;
   m.dropout = gpt && system == System::kMegatron;
   m.linear_biases = gpt && system == System::kMegatron;  // Megatron-LM's --add-bias-linear default
-  out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
-                                      (m.tied_embeddings ? ", tied embeddings" : ", untied embeddings (as the notes say)") +
-                                      (m.dropout ? ", linear biases and dropout 0.1 as Megatron-LM)" : ", no dropout)")
-                                : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
+  if (!row.at("mlp").empty() || !row.at("tied").empty()) {
+    // A launch fact's architecture (launch_facts.hpp) states the MLP and the head: MaxText's
+    // base.yml of 2023 (a ReLU MLP of two matrices, logits through the embedding table, T5's
+    // relative position biases: no parameters to speak of, timed as rotary's element-wise work).
+    if (!row.at("mlp").empty()) m.mlp = row.at("mlp") == "swiglu" ? workload::MlpKind::kSwiglu : workload::MlpKind::kGelu;
+    if (!row.at("tied").empty()) m.tied_embeddings = row.at("tied") == "yes";
+    out.assumptions.push_back(std::string("model: as its launch fact states (") +
+                              (m.mlp == workload::MlpKind::kSwiglu ? "SwiGLU" : row.at("mlp") == "relu" ? "ReLU" : "GeLU") +
+                              " MLP, " + (m.tied_embeddings ? "tied" : "untied") + " embeddings, " +
+                              (gpt ? "LayerNorm" : "RMSNorm, position biases timed as rotary") +
+                              (m.dropout ? ", dropout 0.1)" : ", no dropout)"));
+  } else {
+    out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
+                                        (m.tied_embeddings ? ", tied embeddings" : ", untied embeddings (as the notes say)") +
+                                        (m.dropout ? ", linear biases and dropout 0.1 as Megatron-LM)" : ", no dropout)")
+                                  : "model: LLaMA-style block (SwiGLU, rotary, untied, RMSNorm, no dropout)");
+  }
 
   Built b = build_topology(row, *f, *chips, catalog, out.assumptions);
   if (!b.topology) {

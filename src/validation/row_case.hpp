@@ -21,7 +21,7 @@ struct Catalog {
   std::filesystem::path root;
   /// Knobs the rows leave open that their runs' launch artifacts state, by row id
   /// (configs/validation/launch-configs.csv; launch_facts.hpp).
-  std::map<std::string, LaunchFact> launch = {};
+  std::map<std::string, std::vector<LaunchFact>> launch = {};
 };
 
 /// The catalog of the repository at `root`, its launch-configurations file read.

@@ -129,7 +129,7 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     CsvRow row = stated;
     const std::string id = row.at("id");
     std::string launch;
-    if (const auto fact = catalog.launch.find(id); fact != catalog.launch.end()) launch = apply_launch_fact(row, fact->second);
+    if (const auto fact = catalog.launch.find(id); fact != catalog.launch.end()) launch = apply_launch_facts(row, fact->second);
     auto skip = [&](const std::string& reason) { report.skipped.push_back({id, row.line, reason}); };
     const auto metric = metric_of(row);
     if (!metric) {

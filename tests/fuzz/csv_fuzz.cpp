@@ -46,13 +46,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto facts = validation::read_launch_facts(file);
     const validation::Catalog catalog{fuzz::source_dir()};
     std::size_t n = 0;
-    for (const auto& [id, fact] : facts) {
+    for (const auto& [id, of_row] : facts) {
       if (++n > kMaxRows) break;
       validation::CsvRow row;
       row.cells = {{"id", id}, {"hardware", "A100-SXM4-80GB"}, {"n_chips", "64"}, {"model", "GPT"},
                    {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "16"},
                    {"seq_len", "1024"}, {"vocab", "51200"}, {"global_batch_seqs", "64"}};
-      (void)validation::apply_launch_fact(row, fact);
+      (void)validation::apply_launch_facts(row, of_row);
       (void)validation::express(row, catalog);
     }
     fuzz::note("launch", std::to_string(facts.size()) + " facts");

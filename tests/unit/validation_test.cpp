@@ -485,35 +485,35 @@ TEST(Validate, ComparesInTheRowsOwnMetric) {
 
 TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n"
-      "r,,,4,1,after-backward,,,run.sh: MBS=4\n"));
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,corrects,source\n"
+      "r,,,,4,1,after-backward,,,,,run.sh: MBS=4\n"));
   ASSERT_EQ(facts.size(), 1u);
   CsvRow stated = row({{"id", "r"}, {"micro_batch", "2"}, {"interleave_v", ""}});
-  const std::string said = apply_launch_fact(stated, facts.at("r"));
+  const std::string said = apply_launch_fact(stated, facts.at("r").front());
   EXPECT_EQ(stated.at("micro_batch"), "2");  // the row's own cell wins
   EXPECT_EQ(stated.at("interleave_v"), "1");
   EXPECT_EQ(stated.at("dp_reduce"), "after-backward");
   EXPECT_EQ(said, "gradients all-reduced after the backward, plain 1F1B (run.sh: MBS=4)");
   CsvRow full = row({{"micro_batch", "2"}, {"interleave_v", "2"}, {"dp_reduce", "overlapped"}});
-  EXPECT_EQ(apply_launch_fact(full, facts.at("r")), "");
+  EXPECT_EQ(apply_launch_fact(full, facts.at("r").front()), "");
 }
 
 TEST_F(Csv, ACorrectionReplacesExactlyTheValueItNames) {
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n"
-      "r,,,,,,remat_policy=full,remat_policy=minimal,script at the table's commit\n"));
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,corrects,source\n"
+      "r,,,,,,,remat_policy=full,,,remat_policy=minimal,script at the table's commit\n"));
   CsvRow later = row({{"id", "r"}, {"recompute", "remat_policy=minimal"}});
-  EXPECT_EQ(apply_launch_fact(later, facts.at("r")),
+  EXPECT_EQ(apply_launch_fact(later, facts.at("r").front()),
             "recompute remat_policy=full in place of the row's remat_policy=minimal (script at the table's commit)");
   EXPECT_EQ(later.at("recompute"), "remat_policy=full");
   CsvRow open = row({{"id", "r"}, {"recompute", ""}});
-  EXPECT_EQ(apply_launch_fact(open, facts.at("r")), "recompute remat_policy=full (script at the table's commit)");
+  EXPECT_EQ(apply_launch_fact(open, facts.at("r").front()), "recompute remat_policy=full (script at the table's commit)");
   CsvRow same = row({{"id", "r"}, {"recompute", "remat_policy=full"}});
-  EXPECT_EQ(apply_launch_fact(same, facts.at("r")), "");
+  EXPECT_EQ(apply_launch_fact(same, facts.at("r").front()), "");
   // A row that changed since the correction was written: the correction no longer applies.
   CsvRow other = row({{"id", "r"}, {"recompute", "remat_policy=save_qkv_proj"}});
   try {
-    apply_launch_fact(other, facts.at("r"));
+    apply_launch_fact(other, facts.at("r").front());
     ADD_FAILURE() << "a stale correction applied";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("it corrects recompute \"remat_policy=minimal\", but the row states "
@@ -523,15 +523,70 @@ TEST_F(Csv, ACorrectionReplacesExactlyTheValueItNames) {
   }
 }
 
+TEST_F(Csv, AnArchitectureCorrectionReplacesTheModelTheRowStatesAndReachesTheScenario) {
+  // MaxText's v5e figures ran base.yml of 2023; the row states what base.yml of 2024 gives.
+  const auto facts = read_launch_facts(write(
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,corrects,source\n"
+      "r,,,,,,,,,layers=32 hidden=10240 ffn_hidden=32768 heads=32 kv_heads=32 vocab=32768 head_dim=256 mlp=relu "
+      "tied=yes,vocab=32000 hidden=8192 ffn_hidden=28672 heads=64 kv_heads=64 layers=32,base.yml then\n"
+      "r,,,,,,,,512,,384,script then\n"));
+  ASSERT_EQ(facts.at("r").size(), 2u);
+  std::map<std::string, std::string> cells{
+      {"id", "r"},           {"hardware", "TPU v5e (1x v5e-256 pod)"}, {"n_chips", "256"},
+      {"model", "MaxText synthetic 32B (global_parameter_scale=32)"}, {"layers", "32"}, {"hidden", "8192"},
+      {"ffn_hidden", "28672"}, {"heads", "64"}, {"kv_heads", "64"}, {"seq_len", "2048"}, {"vocab", "32000"},
+      {"global_batch_seqs", "384"}, {"tp", "1"}, {"pp", "1"}, {"recompute", "remat_policy=full"},
+      {"source", "google/maxtext README.md"}, {"measured_metric", "TFLOP/s per chip (MFU in notes)"}};
+  CsvRow stated = row(cells);
+  const std::string said = apply_launch_facts(stated, facts.at("r"));
+  EXPECT_EQ(said,
+            "architecture layers=32 hidden=10240 ffn_hidden=32768 heads=32 kv_heads=32 vocab=32768 head_dim=256 mlp=relu "
+            "tied=yes in place of the row's layers=32 hidden=8192 ffn_hidden=28672 heads=64 kv_heads=64 vocab=32000 (base.yml then); "
+            "global batch 512 in place of the row's 384 (script then)");
+  EXPECT_EQ(stated.at("hidden"), "10240");
+  EXPECT_EQ(stated.at("global_batch_seqs"), "512");
+  const RowCase c = express(stated, kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+  const auto& m = std::get<TrainingCase>(c.what).scenario.model;
+  EXPECT_EQ(m.hidden, 10240);
+  EXPECT_EQ(m.ffn_hidden, 32768);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.head_dim, 256);
+  EXPECT_EQ(m.vocab, 32768);
+  EXPECT_EQ(m.mlp, workload::MlpKind::kGelu);  // two matrices, as ReLU's
+  EXPECT_TRUE(m.tied_embeddings);
+  // The row as stated gets MaxText's defaults of 2024: SwiGLU, untied, head_dim 128.
+  const RowCase as_stated = express(row(cells), kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(as_stated.what)) << as_stated.skip_reason;
+  const auto& m24 = std::get<TrainingCase>(as_stated.what).scenario.model;
+  EXPECT_EQ(m24.mlp, workload::MlpKind::kSwiglu);
+  EXPECT_FALSE(m24.tied_embeddings);
+  EXPECT_EQ(m24.head_dim, 128);
+  // A row that no longer states what the correction names: the correction refuses.
+  cells["hidden"] = "4096";
+  CsvRow changed = row(cells);
+  try {
+    apply_launch_facts(changed, facts.at("r"));
+    ADD_FAILURE() << "a stale architecture correction applied";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("it corrects architecture \"vocab=32000 hidden=8192"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(Csv, LaunchFactsRefuseWhatTheyCannotMean) {
-  const std::string header = "id,tp,pp,micro_batch,interleave_v,dp_reduce,recompute,corrects,source\n";
+  const std::string header = "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,corrects,source\n";
   for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
-           {"r,,,0,,,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
-           {"r,,,,,sometimes,,,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
-           {"r,,,2,,,,,\n", "t.csv:2: source is empty"},
-           {"r,,,,,,,,s\n", "t.csv:2: states no knob"},
-           {"r,8,,,,,full,none,s\n", "t.csv:2: corrects \"none\" but states 2 knobs"},
-           {"r,8,,,,,,,s\nr,,2,,,,,,s\n", "t.csv:3: id \"r\" appears twice"}}) {
+           {"r,,,,0,,,,,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
+           {"r,,,,,,sometimes,,,,,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
+           {"r,,,,2,,,,,,,\n", "t.csv:2: source is empty"},
+           {"r,,,,,,,,,,,s\n", "t.csv:2: states no knob"},
+           {"r,8,,,,,,full,,,none,s\n", "t.csv:2: corrects \"none\" but states 2 knobs"},
+           {"r,8,,,,,,,,,,s\nr,4,,,,,,,,,,s\n", "t.csv:3: id \"r\" states tp twice"},
+           {"r,,,,,,,,,layers=2 width=3,,s\n", "t.csv:2: architecture \"width\" is not an architecture key"},
+           {"r,,,,,,,,,mlp=tanh,,s\n", "t.csv:2: architecture mlp \"tanh\" is not relu, gelu or swiglu"},
+           {"r,,,,,,,,,layers,,s\n", "t.csv:2: architecture \"layers\" is not key=value"},
+           {"r,,,,,,,,,layers=2,head_dim=64,s\n", "t.csv:2: corrects \"head_dim\" is not one of the row's model cells"}}) {
     try {
       read_launch_facts(write(header + body));
       ADD_FAILURE() << body;
