@@ -4,17 +4,19 @@
 #include <sstream>
 
 #include "util/error.hpp"
+#include "validation/metric.hpp"
 
 namespace podsim::validation {
 
 namespace {
 
-/// The knobs a launch fact may state: the published format's cells, and two the format has no
-/// column for (dp_reduce, architecture). The file's columns are these between `id` and `corrects`.
+/// The knobs a launch fact may state: the published format's cells, and three the format has no
+/// column for (dp_reduce, architecture, flop_count: how the figure's code counted FLOPs). The file's columns are these between `id` and `corrects`.
 const std::vector<std::string>& knob_columns() {
   static const std::vector<std::string> kKnobs{"tp",        "pp",        "dp",
                                                "micro_batch", "interleave_v", "dp_reduce",
-                                               "recompute", "global_batch_seqs", "architecture"};
+                                               "recompute", "global_batch_seqs", "architecture",
+                                               "flop_count"};
   return kKnobs;
 }
 
@@ -108,6 +110,7 @@ std::string describe(const std::string& knob, const std::string& value) {
   if (knob == "interleave_v") return value == "1" ? "plain 1F1B" : "interleaved 1F1B v" + value;
   if (knob == "micro_batch") return "micro batch " + value;
   if (knob == "global_batch_seqs") return "global batch " + value;
+  if (knob == "flop_count") return "FLOPs counted as " + value;
   if (knob == "dp_reduce") {
     return value == "after-backward" ? "gradients all-reduced after the backward" : "gradient all-reduce overlapped";
   }
@@ -139,6 +142,10 @@ std::map<std::string, std::vector<LaunchFact>> read_launch_facts(const std::file
       if (knob == "dp_reduce") {
         if (value != "overlapped" && value != "after-backward") {
           throw InputError(where + "dp_reduce \"" + value + "\" is not overlapped or after-backward");
+        }
+      } else if (knob == "flop_count") {
+        if (!flop_count_named(value)) {
+          throw InputError(where + "flop_count \"" + value + "\" is not model, sc21-eq3, 8n, maxtext or maxtext-causal");
         }
       } else if (knob == "architecture") {
         (void)parse_pairs(value, where + "architecture ", false);

@@ -26,6 +26,8 @@ std::optional<Metric> metric_of(const CsvRow& row) {
     const bool hardware = sc21 || has(m, "counts recompute") || has(m, "hardware flops") || has(recompute, "eq.3") ||
                           has(recompute, "incl. recompute");
     const auto flops = [](FlopCount count) { return Metric{MetricKind::kTflopsPerChip, 0, count}; };
+    // A launch fact may state how the code that made the figure counted (launch_facts.hpp).
+    if (const auto stated = flop_count_named(row.at("flop_count"))) return flops(*stated);
     if (has(m, "8*n*tokens") || has(m, "8·n·tokens")) return flops(FlopCount::kEightN);
     if (hardware) return flops(FlopCount::kSc21Eq3);
     if (has(source, "maxtext")) return flops(FlopCount::kMaxText);
@@ -46,6 +48,15 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   return std::nullopt;
 }
 
+std::optional<FlopCount> flop_count_named(const std::string& name) {
+  if (name == "model") return FlopCount::kModel;
+  if (name == "sc21-eq3") return FlopCount::kSc21Eq3;
+  if (name == "8n") return FlopCount::kEightN;
+  if (name == "maxtext") return FlopCount::kMaxText;
+  if (name == "maxtext-causal") return FlopCount::kMaxTextCausal;
+  return std::nullopt;
+}
+
 double flops_per_token(FlopCount count, const workload::ModelSpec& m, int seq_len) {
   switch (count) {
     case FlopCount::kModel:
@@ -56,6 +67,8 @@ double flops_per_token(FlopCount count, const workload::ModelSpec& m, int seq_le
       return 8.0 * workload::count_params(m).total;
     case FlopCount::kMaxText:
       return 6.0 * workload::count_params(m).total + 12.0 * m.layers * double(m.heads) * m.head_dim * seq_len;
+    case FlopCount::kMaxTextCausal:
+      return 6.0 * workload::count_params(m).total + 6.0 * m.layers * double(m.heads) * m.head_dim * seq_len;
   }
   return workload::model_flops_per_token(m, seq_len);
 }

@@ -34,7 +34,12 @@ enum class FlopCount {
   kEightN,    ///< 8 · (every parameter) per token, as BLOOM's training README counts
   kMaxText,   ///< MaxText's calculate_training_tflops (2023): 6 · (every parameter, embeddings
               ///< included) per token plus 12 · layers · heads · head_dim · seq_len of attention
+  kMaxTextCausal,  ///< the same from 2023-11-08 (64ee4e93): the attention term halved (causal)
 };
+
+/// The name a launch fact gives a count (`flop_count`): "model", "sc21-eq3", "8n", "maxtext",
+/// "maxtext-causal"; nullopt for another name.
+std::optional<FlopCount> flop_count_named(const std::string& name);
 
 struct Metric {
   MetricKind kind = MetricKind::kStepSeconds;

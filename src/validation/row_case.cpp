@@ -305,8 +305,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (metric && metric->count == FlopCount::kEightN) {
     out.assumptions.push_back("FLOPs counted as the row states: 8 × every parameter per token");
   } else if (metric && metric->count == FlopCount::kMaxText) {
-    out.assumptions.push_back("FLOPs counted as MaxText counts them: 6 × every parameter (both embedding tables) per "
+    out.assumptions.push_back("FLOPs counted as MaxText counts them: 6 × every parameter (its embedding tables included) per "
                               "token, plus attention");
+  } else if (metric && metric->count == FlopCount::kMaxTextCausal) {
+    out.assumptions.push_back("FLOPs counted as MaxText counted them from 2023-11-08: 6 × every parameter (its embedding "
+                              "tables included) per token, plus half the attention (causal)");
   }
   const bool layer_time = metric && metric->kind == MetricKind::kLayerMilliseconds;
   const bool memory_figure = metric && metric->kind == MetricKind::kActivationGiB;
