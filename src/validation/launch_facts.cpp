@@ -11,12 +11,12 @@ namespace podsim::validation {
 namespace {
 
 /// The knobs a launch fact may state: the published format's cells, and three the format has no
-/// column for (dp_reduce, architecture, flop_count: how the figure's code counted FLOPs). The file's columns are these between `id` and `corrects`.
+/// column for (dp_reduce, architecture, flop_count: how the figure's code counted FLOPs). The
+/// file's columns are these between `id` and `corrects`.
 const std::vector<std::string>& knob_columns() {
   static const std::vector<std::string> kKnobs{"tp",        "pp",        "dp",
                                                "micro_batch", "interleave_v", "dp_reduce",
-                                               "recompute", "global_batch_seqs", "architecture",
-                                               "flop_count"};
+                                               "recompute", "global_batch_seqs", "architecture", "flop_count"};
   return kKnobs;
 }
 
@@ -75,20 +75,15 @@ std::vector<std::pair<std::string, std::string>> parse_pairs(const std::string& 
 std::string apply_architecture(CsvRow& row, const std::string& value, const std::string& corrects) {
   const std::string where = "launch fact for " + row.at("id") + ": ";
   const auto pairs = parse_pairs(value, where + "architecture ", false);
+  const bool already = std::all_of(pairs.begin(), pairs.end(), [&](const auto& p) {
+    return !is_architecture_cell(p.first) || row.at(p.first) == p.second;
+  });  // the row states this architecture's cells already: nothing to correct
   std::map<std::string, std::string> stated;  // the row's cells this architecture replaces
   std::string stated_text;
   for (const auto& [key, v] : pairs) {
-    if (!is_architecture_cell(key) || row.at(key).empty()) continue;
+    if (already || !is_architecture_cell(key) || row.at(key).empty()) continue;
     stated[key] = row.at(key);
     stated_text += (stated_text.empty() ? "" : " ") + key + "=" + row.at(key);
-  }
-  bool already = true;  // the row states this architecture's cells already: nothing to correct
-  for (const auto& [key, v] : pairs) {
-    if (is_architecture_cell(key) && row.at(key) != v) already = false;
-  }
-  if (already) {
-    stated.clear();
-    stated_text.clear();
   }
   if (!stated.empty()) {
     if (corrects.empty()) {
@@ -145,7 +140,7 @@ std::map<std::string, std::vector<LaunchFact>> read_launch_facts(const std::file
         }
       } else if (knob == "flop_count") {
         if (!flop_count_named(value)) {
-          throw InputError(where + "flop_count \"" + value + "\" is not model, sc21-eq3, 8n, maxtext or maxtext-causal");
+          throw InputError(where + "flop_count \"" + value + "\" is not " + flop_count_names());
         }
       } else if (knob == "architecture") {
         (void)parse_pairs(value, where + "architecture ", false);

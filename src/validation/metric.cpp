@@ -1,6 +1,9 @@
 #include "validation/metric.hpp"
 
+#include <iterator>
 #include <regex>
+#include <string_view>
+#include <utility>
 
 namespace podsim::validation {
 
@@ -48,13 +51,29 @@ std::optional<Metric> metric_of(const CsvRow& row) {
   return std::nullopt;
 }
 
+namespace {
+
+constexpr std::pair<std::string_view, FlopCount> kFlopCountNames[] = {
+    {"model", FlopCount::kModel},     {"sc21-eq3", FlopCount::kSc21Eq3},
+    {"8n", FlopCount::kEightN},       {"maxtext", FlopCount::kMaxText},
+    {"maxtext-causal", FlopCount::kMaxTextCausal}};
+
+}  // namespace
+
 std::optional<FlopCount> flop_count_named(const std::string& name) {
-  if (name == "model") return FlopCount::kModel;
-  if (name == "sc21-eq3") return FlopCount::kSc21Eq3;
-  if (name == "8n") return FlopCount::kEightN;
-  if (name == "maxtext") return FlopCount::kMaxText;
-  if (name == "maxtext-causal") return FlopCount::kMaxTextCausal;
+  for (const auto& [n, count] : kFlopCountNames) {
+    if (n == name) return count;
+  }
   return std::nullopt;
+}
+
+std::string flop_count_names() {
+  std::string names;
+  const std::size_t last = std::size(kFlopCountNames) - 1;
+  for (std::size_t i = 0; i <= last; ++i) {
+    names += std::string(i == 0 ? "" : i == last ? " or " : ", ") + std::string(kFlopCountNames[i].first);
+  }
+  return names;
 }
 
 double flops_per_token(FlopCount count, const workload::ModelSpec& m, int seq_len) {

@@ -37,9 +37,11 @@ enum class FlopCount {
   kMaxTextCausal,  ///< the same from 2023-11-08 (64ee4e93): the attention term halved (causal)
 };
 
-/// The name a launch fact gives a count (`flop_count`): "model", "sc21-eq3", "8n", "maxtext",
-/// "maxtext-causal"; nullopt for another name.
+/// The name a launch fact gives a count (`flop_count`): one of flop_count_names(); nullopt for
+/// another name.
 std::optional<FlopCount> flop_count_named(const std::string& name);
+/// "model, sc21-eq3, 8n, maxtext or maxtext-causal": the names flop_count_named knows.
+std::string flop_count_names();
 
 struct Metric {
   MetricKind kind = MetricKind::kStepSeconds;

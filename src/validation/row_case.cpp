@@ -304,12 +304,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   const auto metric = metric_of(row);
   if (metric && metric->count == FlopCount::kEightN) {
     out.assumptions.push_back("FLOPs counted as the row states: 8 × every parameter per token");
-  } else if (metric && metric->count == FlopCount::kMaxText) {
-    out.assumptions.push_back("FLOPs counted as MaxText counts them: 6 × every parameter (its embedding tables included) per "
-                              "token, plus attention");
-  } else if (metric && metric->count == FlopCount::kMaxTextCausal) {
-    out.assumptions.push_back("FLOPs counted as MaxText counted them from 2023-11-08: 6 × every parameter (its embedding "
-                              "tables included) per token, plus half the attention (causal)");
+  } else if (metric && (metric->count == FlopCount::kMaxText || metric->count == FlopCount::kMaxTextCausal)) {
+    const bool causal = metric->count == FlopCount::kMaxTextCausal;
+    out.assumptions.push_back(std::string("FLOPs counted as MaxText counted them") + (causal ? " from 2023-11-08" : "") +
+                              ": 6 × every parameter (its embedding tables included) per token, plus " +
+                              (causal ? "half the attention (causal)" : "attention"));
   }
   const bool layer_time = metric && metric->kind == MetricKind::kLayerMilliseconds;
   const bool memory_figure = metric && metric->kind == MetricKind::kActivationGiB;
@@ -394,7 +393,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     out.assumptions.push_back(std::string("model: as its launch fact states (") +
                               (m.mlp == workload::MlpKind::kSwiglu ? "SwiGLU" : row.at("mlp") == "relu" ? "ReLU" : "GeLU") +
                               " MLP, " + (m.tied_embeddings ? "tied" : "untied") + " embeddings, " +
-                              (gpt ? "LayerNorm" : "RMSNorm, position biases timed as rotary") +
+                              (gpt ? "LayerNorm" : "RMSNorm, positions timed as rotary") +
                               (m.dropout ? ", dropout 0.1)" : ", no dropout)"));
   } else {
     out.assumptions.push_back(gpt ? std::string("model: GPT block (GeLU, ") + (alibi ? "ALiBi" : "learned positions") +
