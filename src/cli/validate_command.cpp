@@ -87,12 +87,26 @@ validation::CsvRow row_named(const std::vector<validation::CsvRow>& rows, const 
   throw InputError("--explain: " + data.string() + " has no row with id \"" + id + "\"" + did_you_mean(id, ids));
 }
 
+/// What a collective row ran: the algorithm (and NCCL's protocol and its model's time, on a GPU
+/// cluster) and what the links made of it, as `podsim collective` prints one size.
+void print_collective(const std::string& id, collectives::Op op, const collectives::CollectiveTiming& t) {
+  std::cout << "\n" << id << " is a collective benchmark, so there is no training step. What podsim ran:\n"
+            << "  " << collectives::op_name(op) << " of " << units::format_bytes(double(t.bytes)) << " per chip, "
+            << t.groups << (t.groups == 1 ? " group" : " groups") << " of " << t.group_size << " chips\n"
+            << "  algorithm " << collectives::algorithm_name(t.algorithm);
+  if (t.protocol != collectives::Protocol::kAuto) std::cout << " · NCCL protocol " << collectives::protocol_name(t.protocol);
+  if (t.nccl_predicted_s >= 0) std::cout << " · NCCL's own model " << units::format_seconds(t.nccl_predicted_s);
+  std::cout << "\n  simulated " << units::format_seconds(t.time_s) << " · algbw " << units::format_bandwidth(t.algbw_Bps)
+            << " · busbw " << units::format_bandwidth(t.busbw_Bps) << " · busiest link "
+            << units::format_fixed(100 * t.max_link_utilization, 1) << " %\n";
+}
+
 /// The step of the one row `--explain` validated, as `podsim run` prints it.
 void print_step(const validation::ValidationReport& r) {
   if (r.rows.empty()) return;  // skipped: print_text said why
   const auto& row = r.rows.front();
   if (!row.scenario) {
-    std::cout << "\n" << row.id << " is a collective benchmark: no training step to show\n";
+    if (row.collective) print_collective(row.id, row.collective_op, *row.collective);
     return;
   }
   const runtime::Scenario& s = *row.scenario;

@@ -39,7 +39,7 @@ double predict_training(const Metric& metric, const runtime::Scenario& s, const 
   }
 }
 
-double predict_collective(const Metric& metric, const CollectiveCase& c) {
+double predict_collective(const Metric& metric, const CollectiveCase& c, RowResult& row) {
   const auto& eff = c.chip.efficiency;
   const topology::Topology topo(topology::with_link_efficiency(c.topology, eff.ici, eff.dcn));
   std::vector<int> axes;
@@ -47,6 +47,8 @@ double predict_collective(const Metric& metric, const CollectiveCase& c) {
   const auto groups = collectives::make_groups(topo, axes);
   const auto t = collectives::time_collective(topo, network::NetworkSpec{}, {c.op, collectives::Algorithm::kAuto, c.bytes},
                                               groups);
+  row.collective_op = c.op;
+  row.collective = t;
   switch (metric.kind) {
     case MetricKind::kBusbwGBps:
       return t.busbw_Bps / 1e9;
@@ -171,7 +173,7 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
       if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
         simulate_training(*training, r);
       } else {
-        r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what));
+        r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what), r);
       }
     } catch (const InputError& e) {
       skip(std::string("cannot run as given: ") + e.what());

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/collective_timing.hpp"
 #include "validation/row_case.hpp"
 
 namespace podsim::validation {
@@ -29,6 +30,10 @@ struct RowResult {
   double capacity_bytes = 0;
   /// Training rows: the scenario simulated, every open knob chosen (`podsim validate --explain`).
   std::optional<runtime::Scenario> scenario;
+  /// Collective rows: the operation and what ran (algorithm, NCCL protocol and model time,
+  /// links), for `podsim validate --explain`.
+  collectives::Op collective_op = collectives::Op::kAllReduce;
+  std::optional<collectives::CollectiveTiming> collective;
 };
 
 /// A row podsim could not express, and why.
