@@ -12,11 +12,13 @@ namespace {
 
 /// The knobs a launch fact may state: the published format's cells, and three the format has no
 /// column for (dp_reduce, architecture, flop_count: how the figure's code counted FLOPs). The
-/// file's columns are these between `id` and `corrects`.
+/// file's columns are these between `id` and `corrects`. `params` is the row's free-text cell
+/// (a model's size, a collective's "message 1K"): a fact restates it as the run had it.
 const std::vector<std::string>& knob_columns() {
   static const std::vector<std::string> kKnobs{"tp",        "pp",        "dp",
                                                "micro_batch", "interleave_v", "dp_reduce",
-                                               "recompute", "global_batch_seqs", "architecture", "flop_count"};
+                                               "recompute", "global_batch_seqs", "architecture", "flop_count",
+                                               "params"};
   return kKnobs;
 }
 
@@ -106,6 +108,7 @@ std::string describe(const std::string& knob, const std::string& value) {
   if (knob == "micro_batch") return "micro batch " + value;
   if (knob == "global_batch_seqs") return "global batch " + value;
   if (knob == "flop_count") return "FLOPs counted as " + value;
+  if (knob == "params") return "\"" + value + "\"";
   if (knob == "dp_reduce") {
     return value == "after-backward" ? "gradients all-reduced after the backward" : "gradient all-reduce overlapped";
   }
@@ -144,7 +147,7 @@ std::map<std::string, std::vector<LaunchFact>> read_launch_facts(const std::file
         }
       } else if (knob == "architecture") {
         (void)parse_pairs(value, where + "architecture ", false);
-      } else if (knob != "recompute") {
+      } else if (knob != "recompute" && knob != "params") {
         const auto n = integer(value);
         if (!n || *n < 1 || *n > 1 << 20) throw InputError(where + knob + " \"" + value + "\" is not a whole number from 1");
       }

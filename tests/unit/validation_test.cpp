@@ -492,8 +492,8 @@ TEST(Validate, ComparesInTheRowsOwnMetric) {
 
 TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,corrects,source\n"
-      "r,,,,4,1,after-backward,,,,,,run.sh: MBS=4\n"));
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,params,corrects,source\n"
+      "r,,,,4,1,after-backward,,,,,,,run.sh: MBS=4\n"));
   ASSERT_EQ(facts.size(), 1u);
   CsvRow stated = row({{"id", "r"}, {"micro_batch", "2"}, {"interleave_v", ""}});
   const std::string said = apply_launch_fact(stated, facts.at("r").front());
@@ -507,8 +507,8 @@ TEST_F(Csv, LaunchFactsFillOnlyWhatTheRowLeavesOpenAndNameTheirArtifact) {
 
 TEST_F(Csv, ACorrectionReplacesExactlyTheValueItNames) {
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,corrects,source\n"
-      "r,,,,,,,remat_policy=full,,,,remat_policy=minimal,script at the table's commit\n"));
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,params,corrects,source\n"
+      "r,,,,,,,remat_policy=full,,,,,remat_policy=minimal,script at the table's commit\n"));
   CsvRow later = row({{"id", "r"}, {"recompute", "remat_policy=minimal"}});
   EXPECT_EQ(apply_launch_fact(later, facts.at("r").front()),
             "recompute remat_policy=full in place of the row's remat_policy=minimal (script at the table's commit)");
@@ -533,10 +533,10 @@ TEST_F(Csv, ACorrectionReplacesExactlyTheValueItNames) {
 TEST_F(Csv, AnArchitectureCorrectionReplacesTheModelTheRowStatesAndReachesTheScenario) {
   // MaxText's v5e figures ran base.yml of 2023; the row states what base.yml of 2024 gives.
   const auto facts = read_launch_facts(write(
-      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,corrects,source\n"
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,params,corrects,source\n"
       "r,,,,,,,,,layers=32 hidden=10240 ffn_hidden=32768 heads=32 kv_heads=32 vocab=32768 head_dim=256 mlp=relu "
-      "tied=yes,,vocab=32000 hidden=8192 ffn_hidden=28672 heads=64 kv_heads=64 layers=32,base.yml then\n"
-      "r,,,,,,,,512,,,384,script then\n"));
+      "tied=yes,,,vocab=32000 hidden=8192 ffn_hidden=28672 heads=64 kv_heads=64 layers=32,base.yml then\n"
+      "r,,,,,,,,512,,,,384,script then\n"));
   ASSERT_EQ(facts.at("r").size(), 2u);
   std::map<std::string, std::string> cells{
       {"id", "r"},           {"hardware", "TPU v5e (1x v5e-256 pod)"}, {"n_chips", "256"},
@@ -581,20 +581,46 @@ TEST_F(Csv, AnArchitectureCorrectionReplacesTheModelTheRowStatesAndReachesTheSce
   }
 }
 
+TEST_F(Csv, AParamsCorrectionRestatesACollectivesMessageAsTheBenchmarkRanIt) {
+  // nccl-tests doubling from 8 B printed "1K" for 2^10 B; a row that does not say so reads 1000 B.
+  const auto facts = read_launch_facts(write(
+      "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,params,corrects,source\n"
+      "r,,,,,,,,,,,message 1KiB,message 1K,all_reduce_perf -b 8 -f 2\n"));
+  const std::map<std::string, std::string> cells{{"id", "r"},
+                                                 {"hardware", "8x H200 141GB, NVLink4/NVSwitch gen3 (single node)"},
+                                                 {"n_chips", "8"},
+                                                 {"model", "collective: NCCL all-reduce"},
+                                                 {"params", "message 1K"}};
+  auto bytes = [](const CsvRow& r) {
+    const RowCase c = express(r, kCatalog);
+    EXPECT_TRUE(std::holds_alternative<CollectiveCase>(c.what)) << c.skip_reason;
+    return std::holds_alternative<CollectiveCase>(c.what) ? std::get<CollectiveCase>(c.what).bytes : 0;
+  };
+  EXPECT_EQ(bytes(row(cells)), 1000u);
+  CsvRow corrected = row(cells);
+  EXPECT_EQ(apply_launch_fact(corrected, facts.at("r").front()),
+            "\"message 1KiB\" in place of the row's message 1K (all_reduce_perf -b 8 -f 2)");
+  EXPECT_EQ(bytes(corrected), 1024u);
+  auto changed_cells = cells;
+  changed_cells["params"] = "message 2K";
+  CsvRow changed = row(changed_cells);
+  EXPECT_THROW(apply_launch_fact(changed, facts.at("r").front()), InputError);
+}
+
 TEST_F(Csv, LaunchFactsRefuseWhatTheyCannotMean) {
-  const std::string header = "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,corrects,source\n";
+  const std::string header = "id,tp,pp,dp,micro_batch,interleave_v,dp_reduce,recompute,global_batch_seqs,architecture,flop_count,params,corrects,source\n";
   for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
-           {"r,,,,0,,,,,,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
-           {"r,,,,,,sometimes,,,,,,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
-           {"r,,,,2,,,,,,,,\n", "t.csv:2: source is empty"},
-           {"r,,,,,,,,,,,,s\n", "t.csv:2: states no knob"},
-           {"r,8,,,,,,full,,,,none,s\n", "t.csv:2: corrects \"none\" but states 2 knobs"},
-           {"r,8,,,,,,,,,,,s\nr,4,,,,,,,,,,,s\n", "t.csv:3: id \"r\" states tp twice"},
-           {"r,,,,,,,,,layers=2 width=3,,,s\n", "t.csv:2: architecture \"width\" is not an architecture key"},
-           {"r,,,,,,,,,mlp=tanh,,,s\n", "t.csv:2: architecture mlp \"tanh\" is not relu, gelu or swiglu"},
-           {"r,,,,,,,,,layers,,,s\n", "t.csv:2: architecture \"layers\" is not key=value"},
-           {"r,,,,,,,,,,halved,,s\n", "t.csv:2: flop_count \"halved\" is not model, sc21-eq3, 8n, maxtext or maxtext-causal"},
-           {"r,,,,,,,,,layers=2,,head_dim=64,s\n", "t.csv:2: corrects \"head_dim\" is not one of the row's model cells"}}) {
+           {"r,,,,0,,,,,,,,,s\n", "t.csv:2: micro_batch \"0\" is not a whole number from 1"},
+           {"r,,,,,,sometimes,,,,,,,s\n", "t.csv:2: dp_reduce \"sometimes\" is not overlapped or after-backward"},
+           {"r,,,,2,,,,,,,,,\n", "t.csv:2: source is empty"},
+           {"r,,,,,,,,,,,,,s\n", "t.csv:2: states no knob"},
+           {"r,8,,,,,,full,,,,,none,s\n", "t.csv:2: corrects \"none\" but states 2 knobs"},
+           {"r,8,,,,,,,,,,,,s\nr,4,,,,,,,,,,,,s\n", "t.csv:3: id \"r\" states tp twice"},
+           {"r,,,,,,,,,layers=2 width=3,,,,s\n", "t.csv:2: architecture \"width\" is not an architecture key"},
+           {"r,,,,,,,,,mlp=tanh,,,,s\n", "t.csv:2: architecture mlp \"tanh\" is not relu, gelu or swiglu"},
+           {"r,,,,,,,,,layers,,,,s\n", "t.csv:2: architecture \"layers\" is not key=value"},
+           {"r,,,,,,,,,,halved,,,s\n", "t.csv:2: flop_count \"halved\" is not model, sc21-eq3, 8n, maxtext or maxtext-causal"},
+           {"r,,,,,,,,,layers=2,,,head_dim=64,s\n", "t.csv:2: corrects \"head_dim\" is not one of the row's model cells"}}) {
     try {
       read_launch_facts(write(header + body));
       ADD_FAILURE() << body;
