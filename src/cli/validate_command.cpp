@@ -45,6 +45,20 @@ void print_json(const validation::ValidationReport& r) {
     j.member("fits", row.fits);
     j.member("memory_gib", row.memory_bytes / kGiB);
     j.member("capacity_gib", row.capacity_bytes / kGiB);
+    if (row.collective) {  // what a collective row ran, as --explain prints it
+      const auto& t = *row.collective;
+      j.key("collective");
+      j.begin_object();
+      j.member("op", collectives::op_name(row.collective_op));
+      j.member("bytes", t.bytes);
+      j.member("algorithm", collectives::algorithm_name(t.algorithm));
+      if (t.protocol != collectives::Protocol::kAuto) j.member("nccl_protocol", collectives::protocol_name(t.protocol));
+      if (t.nccl_predicted_s >= 0) j.member("nccl_model_s", t.nccl_predicted_s);
+      j.member("time_s", t.time_s);
+      j.member("busbw_Bps", t.busbw_Bps);
+      j.member("busiest_link", t.max_link_utilization);
+      j.end_object();
+    }
     j.key("assumptions");
     j.begin_array();
     for (const auto& a : row.assumptions) j.value(a);
