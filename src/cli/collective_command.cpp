@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/collective_json.hpp"
 #include "collectives/collective_timing.hpp"
 #include "collectives/group.hpp"
 #include "collectives/lowering.hpp"
@@ -19,11 +20,6 @@
 namespace podsim::cli {
 
 namespace {
-
-/// NCCL's protocol, or empty when NCCL does not run the collective.
-std::string protocol_text(const collectives::CollectiveTiming& r) {
-  return r.protocol == collectives::Protocol::kAuto ? std::string() : std::string(collectives::protocol_name(r.protocol));
-}
 
 output::Table make_table(const config::CollectiveRequest& request,
                          const std::vector<collectives::CollectiveTiming>& timings) {
@@ -72,14 +68,7 @@ void print_json(const config::CollectiveRequest& request,
   j.begin_array();
   for (const auto& r : timings) {
     j.begin_object();
-    j.member("bytes", r.bytes);
-    j.member("algorithm", collectives::algorithm_name(r.algorithm));
-    j.member("protocol", protocol_text(r));
-    if (r.nccl_predicted_s >= 0) j.member("nccl_predicted_s", r.nccl_predicted_s);
-    j.member("time_s", r.time_s);
-    j.member("algbw_Bps", r.algbw_Bps);
-    j.member("busbw_Bps", r.busbw_Bps);
-    j.member("max_link_utilization", r.max_link_utilization);
+    write_timing_members(j, r);
     j.end_object();
   }
   j.end_array();

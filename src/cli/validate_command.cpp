@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/collective_json.hpp"
 #include "output/json_writer.hpp"
 #include "output/step_text.hpp"
 #include "output/text_table.hpp"
@@ -45,18 +46,11 @@ void print_json(const validation::ValidationReport& r) {
     j.member("fits", row.fits);
     j.member("memory_gib", row.memory_bytes / kGiB);
     j.member("capacity_gib", row.capacity_bytes / kGiB);
-    if (row.collective) {  // what a collective row ran, as --explain prints it
-      const auto& t = *row.collective;
+    if (row.collective) {  // what a collective row ran, with `podsim collective --json`'s keys
       j.key("collective");
       j.begin_object();
-      j.member("op", collectives::op_name(row.collective_op));
-      j.member("bytes", t.bytes);
-      j.member("algorithm", collectives::algorithm_name(t.algorithm));
-      if (t.protocol != collectives::Protocol::kAuto) j.member("nccl_protocol", collectives::protocol_name(t.protocol));
-      if (t.nccl_predicted_s >= 0) j.member("nccl_model_s", t.nccl_predicted_s);
-      j.member("time_s", t.time_s);
-      j.member("busbw_Bps", t.busbw_Bps);
-      j.member("busiest_link", t.max_link_utilization);
+      j.member("op", collectives::op_name(row.collective->op));
+      write_timing_members(j, row.collective->timing);
       j.end_object();
     }
     j.key("assumptions");
@@ -103,12 +97,13 @@ validation::CsvRow row_named(const std::vector<validation::CsvRow>& rows, const 
 
 /// What a collective row ran: the algorithm (and NCCL's protocol and its model's time, on a GPU
 /// cluster) and what the links made of it, as `podsim collective` prints one size.
-void print_collective(const std::string& id, collectives::Op op, const collectives::CollectiveTiming& t) {
+void print_collective(const std::string& id, const validation::RowResult::CollectiveRun& run) {
+  const collectives::CollectiveTiming& t = run.timing;
   std::cout << "\n" << id << " is a collective benchmark, so there is no training step. What podsim ran:\n"
-            << "  " << collectives::op_name(op) << " of " << units::format_bytes(double(t.bytes)) << " per chip, "
+            << "  " << collectives::op_name(run.op) << " of " << units::format_bytes(double(t.bytes)) << " per chip, "
             << t.groups << (t.groups == 1 ? " group" : " groups") << " of " << t.group_size << " chips\n"
             << "  algorithm " << collectives::algorithm_name(t.algorithm);
-  if (t.protocol != collectives::Protocol::kAuto) std::cout << " · NCCL protocol " << collectives::protocol_name(t.protocol);
+  if (const std::string protocol = protocol_text(t); !protocol.empty()) std::cout << " · NCCL protocol " << protocol;
   if (t.nccl_predicted_s >= 0) std::cout << " · NCCL's own model " << units::format_seconds(t.nccl_predicted_s);
   std::cout << "\n  simulated " << units::format_seconds(t.time_s) << " · algbw " << units::format_bandwidth(t.algbw_Bps)
             << " · busbw " << units::format_bandwidth(t.busbw_Bps) << " · busiest link "
@@ -120,7 +115,7 @@ void print_step(const validation::ValidationReport& r) {
   if (r.rows.empty()) return;  // skipped: print_text said why
   const auto& row = r.rows.front();
   if (!row.scenario) {
-    if (row.collective) print_collective(row.id, row.collective_op, *row.collective);
+    if (row.collective) print_collective(row.id, *row.collective);
     return;
   }
   const runtime::Scenario& s = *row.scenario;

@@ -47,8 +47,7 @@ double predict_collective(const Metric& metric, const CollectiveCase& c, RowResu
   const auto groups = collectives::make_groups(topo, axes);
   const auto t = collectives::time_collective(topo, network::NetworkSpec{}, {c.op, collectives::Algorithm::kAuto, c.bytes},
                                               groups);
-  row.collective_op = c.op;
-  row.collective = t;
+  row.collective = RowResult::CollectiveRun{c.op, t};
   switch (metric.kind) {
     case MetricKind::kBusbwGBps:
       return t.busbw_Bps / 1e9;

@@ -31,9 +31,12 @@ struct RowResult {
   /// Training rows: the scenario simulated, every open knob chosen (`podsim validate --explain`).
   std::optional<runtime::Scenario> scenario;
   /// Collective rows: the operation and what ran (algorithm, NCCL protocol and model time,
-  /// links), for `podsim validate --explain`.
-  collectives::Op collective_op = collectives::Op::kAllReduce;
-  std::optional<collectives::CollectiveTiming> collective;
+  /// links), for `podsim validate --explain` and `--json`.
+  struct CollectiveRun {
+    collectives::Op op = collectives::Op::kAllReduce;
+    collectives::CollectiveTiming timing;
+  };
+  std::optional<CollectiveRun> collective;
 };
 
 /// A row podsim could not express, and why.

@@ -12,8 +12,8 @@ Asserts:
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
   (e) guards: MAPE <= 7 % overall and <= 8 % for every hardware family;
   (f) every collective row says what ran ("collective": op, bytes, algorithm; on a GPU cluster
-      NCCL's protocol and its model's time), and its busbw is the row's prediction where the
-      metric is busbw.
+      NCCL's protocol and its model's time, `podsim collective --json`'s keys), and its busbw is
+      the row's prediction where the metric is busbw.
 
 The guards in (e) are the accuracy reached: 6.4 % overall, with one fitted matmul efficiency per
 generation (Hopper's fitted on llm-foundry's own H100 runs, none of this file's; the Triton
@@ -75,7 +75,7 @@ for r in report["results"]:
         failures.append(f"{r['id']}: no record of what ran: {c}")
         continue
     gpu = r["family"] in ("A100", "H100", "H200")
-    if gpu and ("nccl_protocol" not in c or c.get("nccl_model_s", -1) <= 0):
+    if gpu and (not c.get("protocol") or c.get("nccl_predicted_s", -1) <= 0):
         failures.append(f"{r['id']}: NCCL's protocol and model time missing: {c}")
     if r["metric"].startswith("busbw") and abs(c["busbw_Bps"] / 1e9 - r["predicted"]) > 1e-9 * r["predicted"]:
         failures.append(f"{r['id']}: busbw {c['busbw_Bps'] / 1e9} GB/s is not the prediction {r['predicted']}")
