@@ -79,6 +79,8 @@ class StepRecorder {
   /// Keeps what `recording` asks for; memory grows with the step's tasks unless kTotals.
   StepRecorder(const parallelism::StepPlan& plan, Recording recording);
 
+  /// Whether started() keeps causes: only then are they worth working out.
+  bool keeps_path() const { return recording_ != Recording::kTotals; }
   void started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause);
   void finished(std::size_t stage, std::uint32_t task, SimTime at);
   /// The compute stream of `stage` spent [from, to) in `category` (every category, waits too).
@@ -101,7 +103,6 @@ class StepRecorder {
     SimTime finish = -1;
     Cause cause;
   };
-  bool keeps_path() const { return recording_ != Recording::kTotals; }
 
   const parallelism::StepPlan& plan_;
   Recording recording_;
