@@ -117,14 +117,14 @@ class Executor final : public core::EventHandler {
     const std::size_t s = e.target;
     State& st = stages_[s];
     if (e.kind == kTaskDone) {
-      const auto index = static_cast<std::uint32_t>(e.a);
-      const Task& t = plan_.stages[s].tasks[index];
-      StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
+      const auto stream_index = static_cast<std::size_t>(e.a);
+      StreamState& stream = st.streams[stream_index];
       if (stream.version != e.b) return;  // retimed since: a later event stands for it
       const SimTime now = sim.now();
-      add(st, compute_category(t.category), stream.started, now, index);
-      st.result.compute_slowed_ps += now - stream.started - t.duration_ps;
-      finish(s, index, now);
+      const std::uint32_t index = stream.tasks[stream.next].task;  // it runs until it finishes
+      add(st, compute_category(stream.category), stream.started, now, index);
+      st.result.compute_slowed_ps += now - stream.started - stream.duration_ps;
+      finish(s, stream_index, index, now);
       stream.busy = false;
       stream.running_compute = false;
     } else if (e.kind == kMessage) {
@@ -189,11 +189,14 @@ class Executor final : public core::EventHandler {
     /// The dependency the head task was last found waiting for (kNoTask: none known): until
     /// it finishes, the stream is blocked without reading the task again.
     std::uint32_t blocked_on = kNoTask;
-    /// The compute task it runs: when it started, its HBM-bound share, how far it has got (its
-    /// rate is 1 unless communication beside it takes SMs or HBM bandwidth, ChipSharing), and
-    /// the version of its end event (a retimed task's earlier event is stale).
+    /// The compute task it runs: when it started, its category and time alone, its HBM-bound
+    /// share, how far it has got (its rate is 1 unless communication beside it takes SMs or HBM
+    /// bandwidth, ChipSharing), and the version of its end event (a retimed task's earlier
+    /// event is stale). Kept here so that its end does not read the Task again.
     bool running_compute = false;
+    parallelism::ComputeCategory category = parallelism::ComputeCategory::kForward;
     SimTime started = 0;
+    SimTime duration_ps = 0;
     double memory_fraction = 0;
     Progress work;
     std::uint64_t version = 0;
@@ -211,9 +214,13 @@ class Executor final : public core::EventHandler {
 
   /// A communication task in flight: first its bandwidth part, on the shared links at the
   /// rate the solver gives it, then its latency part.
+  /// It keeps what its end needs of its Task, so that its end does not read the Task again.
   struct Flight {
     std::size_t stage = 0;
     std::uint32_t task = 0;
+    parallelism::Stream stream = parallelism::Stream::kCompute;
+    std::uint32_t message = 0;  // a send's message
+    SimTime issued = 0;         // a send's data ready: when its last dependency finished
     SimTime start = 0;
     SimTime latency_ps = 0;
     int units = 0;            // compute units it holds on its stage's chips (and a send's peer's)
@@ -240,17 +247,17 @@ class Executor final : public core::EventHandler {
     StageResult result;
   };
 
-  void finish(std::size_t s, std::uint32_t index, SimTime now) {
+  /// Task `index`, the head of stream `stream_index` of stage `s`, finishes.
+  void finish(std::size_t s, std::size_t stream_index, std::uint32_t index, SimTime now) {
     State& st = stages_[s];
     st.finish[index] = now;
     recorder_.finished(s, index, now);
     st.last_finish = std::max(st.last_finish, now);
-    const Task& t = plan_.stages[s].tasks[index];
-    StreamState& stream = st.streams[static_cast<std::size_t>(t.stream)];
+    StreamState& stream = st.streams[stream_index];
     ++stream.next;
     stream.deps_checked = 0;
     stream.ready_since = kNotDone;
-    if (t.stream == Stream::kCompute) st.compute_free_since = now;
+    if (stream_index == static_cast<std::size_t>(Stream::kCompute)) st.compute_free_since = now;
   }
 
   /// The compute stream of `st` spent [from, to) in `c` (on task `task`, or waiting).
@@ -395,7 +402,7 @@ class Executor final : public core::EventHandler {
         recorder_.message(static_cast<std::size_t>(t.peer), it->second.sender, s, now);
         classify_wait(st, program, t, now, it->second.issued);
         st.messages.erase(it);
-        finish(s, index, now);
+        finish(s, stream_index, index, now);
         return Started::kDone;
       }
       case TaskKind::kInput: {
@@ -414,13 +421,13 @@ class Executor final : public core::EventHandler {
         recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, 0);
         input_.consumed(static_cast<int>(t.message), now);
-        finish(s, index, now);
+        finish(s, stream_index, index, now);
         return Started::kDone;
       }
       case TaskKind::kWait:
         recorder_.started(s, index, now, cause);
         classify_wait(st, program, t, now, 0);
-        finish(s, index, now);
+        finish(s, stream_index, index, now);
         return Started::kDone;
       case TaskKind::kCompute:
         recorder_.started(s, index, now, cause);
@@ -429,10 +436,12 @@ class Executor final : public core::EventHandler {
         st.result.padded_flops += t.padded_flops;
         stream.busy = true;
         stream.running_compute = true;
+        stream.category = t.category;
         stream.started = now;
+        stream.duration_ps = t.duration_ps;
         stream.memory_fraction = parallelism::from_share(t.memory_share);
         stream.work = Progress{static_cast<double>(t.duration_ps), st.sharing.rate(stream.memory_fraction), now};
-        schedule_end(sim, s, index, stream);
+        schedule_end(sim, s, stream_index);
         return Started::kRunning;
       case TaskKind::kCollective:
         recorder_.started(s, index, now, cause);
@@ -447,14 +456,15 @@ class Executor final : public core::EventHandler {
     return Started::kNo;
   }
 
-  /// Schedules the end of the compute task `index` that `stream` of stage `s` runs, at its
+  /// Schedules the end of the compute task that stream `stream_index` of stage `s` runs, at its
   /// work left over its rate (a new version: an earlier end event goes stale).
-  void schedule_end(core::Simulator& sim, std::size_t s, std::uint32_t index, StreamState& stream) {
+  void schedule_end(core::Simulator& sim, std::size_t s, std::size_t stream_index) {
+    StreamState& stream = stages_[s].streams[stream_index];
     stream.version = ++versions_;
     const Progress& w = stream.work;
     const double left = w.rate == 1.0 ? w.left_ps : std::ceil(w.left_ps / w.rate);
     const auto self = static_cast<core::EntityId>(s);
-    sim.schedule(end_at(w.since, left, "a compute task"), self, self, kTaskDone, index, stream.version);
+    sim.schedule(end_at(w.since, left, "a compute task"), self, self, kTaskDone, stream_index, stream.version);
   }
 
   /// The stages communication `f` (task `task`) occupies: its own, and for a pipeline send its
@@ -500,12 +510,13 @@ class Executor final : public core::EventHandler {
     for (const std::size_t s : touched_) {
       touched_flag_[s] = 0;
       State& st = stages_[s];
-      for (StreamState& stream : st.streams) {
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
+        StreamState& stream = st.streams[k];
         if (!stream.running_compute) continue;
         const double rate = st.sharing.rate(stream.memory_fraction);
         if (rate == stream.work.rate) continue;
         stream.work.change_rate(now, rate);
-        schedule_end(sim, s, stream.tasks[stream.next].task, stream);
+        schedule_end(sim, s, k);
       }
     }
     touched_.clear();
@@ -542,7 +553,12 @@ class Executor final : public core::EventHandler {
     f.latency_ps = profile.latency_ps + (t.kind == TaskKind::kCollective ? t.duration_ps : 0);
     f.units = plan_.compute_units > 0 ? profile.compute_units : 0;
     f.axis = t.axis;
+    f.stream = t.stream;
     f.peer = t.kind == TaskKind::kSend ? static_cast<std::size_t>(t.peer) : kNoPeer;
+    if (t.kind == TaskKind::kSend) {
+      f.message = t.message;
+      f.issued = latest_dep(st, plan_.stages[s], t);
+    }
     hold_units(f, +1);
     const auto self = static_cast<core::EntityId>(s);
     if (profile.bandwidth_ps <= 0) {
@@ -587,25 +603,24 @@ class Executor final : public core::EventHandler {
     const Flight f = flights_[id];
     free_flights_.push_back(id);
     State& st = stages_[f.stage];
-    const auto& program = plan_.stages[f.stage];
-    const Task& t = program.tasks[f.task];
     const SimTime now = sim.now();
     hold_units(f, -1);
     retime(sim);
-    const std::size_t axis = report_axis(t.axis);
+    const std::size_t axis = report_axis(f.axis);
     if (--st.in_flight[axis] == 0) st.result.comm_busy_ps[axis] += now - st.busy_since[axis];
-    if (t.stream == Stream::kCompute) {
-      add(st, comm_category(t.axis), f.start, now, f.task);
+    if (f.stream == Stream::kCompute) {
+      add(st, comm_category(f.axis), f.start, now, f.task);
     } else {
-      recorder_.side_stream(f.stage, t.stream, comm_category(t.axis), f.task, f.start, now);
+      recorder_.side_stream(f.stage, f.stream, comm_category(f.axis), f.task, f.start, now);
     }
-    if (t.kind == TaskKind::kSend) {
+    if (f.peer != kNoPeer) {  // a send
       const auto self = static_cast<core::EntityId>(f.stage);
-      sim.schedule(now, self, static_cast<core::EntityId>(t.peer), kMessage,
-                   (std::uint64_t{f.task} << 32) | t.message, static_cast<std::uint64_t>(latest_dep(st, program, t)));
+      sim.schedule(now, self, static_cast<core::EntityId>(f.peer), kMessage, (std::uint64_t{f.task} << 32) | f.message,
+                   static_cast<std::uint64_t>(f.issued));
     }
-    finish(f.stage, f.task, now);
-    st.streams[static_cast<std::size_t>(t.stream)].busy = false;
+    const auto stream_index = static_cast<std::size_t>(f.stream);
+    finish(f.stage, stream_index, f.task, now);
+    st.streams[stream_index].busy = false;
   }
 
   /// Starts what can start on stage `s`'s streams. Only a task that finishes as it starts can

@@ -66,16 +66,6 @@ StepRecorder::StepRecorder(const parallelism::StepPlan& plan, Recording recordin
   for (std::size_t s = 0; s < plan.stages.size(); ++s) tasks_[s].resize(plan.stages[s].tasks.size());
 }
 
-void StepRecorder::started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause) {
-  if (!keeps_path()) return;
-  tasks_[stage][task].start = at;
-  tasks_[stage][task].cause = cause;
-}
-
-void StepRecorder::finished(std::size_t stage, std::uint32_t task, SimTime at) {
-  if (keeps_path()) tasks_[stage][task].finish = at;
-}
-
 void StepRecorder::compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from,
                                   SimTime to) {
   if (recording_ != Recording::kTimeline || to <= from) return;

@@ -81,8 +81,14 @@ class StepRecorder {
 
   /// Whether started() keeps causes: only then are they worth working out.
   bool keeps_path() const { return recording_ != Recording::kTotals; }
-  void started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause);
-  void finished(std::size_t stage, std::uint32_t task, SimTime at);
+  void started(std::size_t stage, std::uint32_t task, SimTime at, const Cause& cause) {
+    if (!keeps_path()) return;
+    tasks_[stage][task].start = at;
+    tasks_[stage][task].cause = cause;
+  }
+  void finished(std::size_t stage, std::uint32_t task, SimTime at) {
+    if (keeps_path()) tasks_[stage][task].finish = at;
+  }
   /// The compute stream of `stage` spent [from, to) in `category` (every category, waits too).
   void compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from, SimTime to);
   /// Stage `to` took the message `send_task` of stage `from` sent, at `at`.
