@@ -38,6 +38,10 @@ class Executor final : public core::EventHandler {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
       st.finish.assign(program.tasks.size(), kNotDone);
+      // Each stream's queue is sized first: a large program is not copied as its queues grow.
+      std::array<std::size_t, parallelism::kStreams> per_stream{};
+      for (const Task& t : program.tasks) ++per_stream[static_cast<std::size_t>(t.stream)];
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) st.streams[k].tasks.reserve(per_stream[k]);
       for (std::uint32_t i = 0; i < program.tasks.size(); ++i) {
         const Task& t = program.tasks[i];
         st.streams[static_cast<std::size_t>(t.stream)].tasks.push_back(Queued{i, t.deps_begin, t.deps_end});
