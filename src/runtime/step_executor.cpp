@@ -217,8 +217,8 @@ class Executor final : public core::EventHandler {
   static constexpr std::size_t kNoPeer = ~std::size_t{0};
 
   /// A communication task in flight: first its bandwidth part, on the shared links at the
-  /// rate the solver gives it, then its latency part.
-  /// It keeps what its end needs of its Task, so that its end does not read the Task again.
+  /// rate the solver gives it, then its latency part. It keeps what its end needs of its Task,
+  /// so that its end does not read the Task again.
   struct Flight {
     std::size_t stage = 0;
     std::uint32_t task = 0;
@@ -299,8 +299,8 @@ class Executor final : public core::EventHandler {
     add(st, blocker != nullptr && latest > from ? comm_category(blocker->axis) : TimeCategory::kIdle, from, now);
   }
 
-  /// Whether every dependency of `t`, the head of `stream`, has finished; resumes where the
-  /// last check stopped (finished stays finished).
+  /// Whether every dependency of the head of `stream` has finished; resumes where the last
+  /// check stopped (finished stays finished).
   bool deps_done(const State& st, StreamState& stream, const parallelism::StageProgram& program) const {
     const Queued& head = stream.tasks[stream.next];
     for (std::uint32_t k = head.deps_begin + stream.deps_checked; k < head.deps_end; ++k) {
