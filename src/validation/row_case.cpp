@@ -1,5 +1,6 @@
 #include "validation/row_case.hpp"
 
+#include <cstdint>
 #include <algorithm>
 #include <utility>
 #include <cctype>
@@ -366,7 +367,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     // MaxText's synthetic models scale heads, MLP, embedding and layers from base.yml and keep
     // its head_dim (128) whatever the embedding: 16B has 64 heads of 128 on a 4096 embedding.
     m.head_dim = kMaxTextHeadDim;
-    if (m.head_dim * m.heads != m.hidden) {
+    if (std::int64_t{m.head_dim} * m.heads != m.hidden) {  // in 64 bits: a row's widths may be huge
       out.assumptions.push_back("head_dim 128: MaxText base.yml's, which global_parameter_scale keeps");
     }
   } else {
@@ -376,7 +377,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   // models have no position parameters); the others are LLaMA-style (SwiGLU, rotary, untied,
   // RMSNorm). Megatron-LM's recipes train GPT with dropout 0.1 (its default); MaxText and
   // llm-foundry (MPT) without.
-  const bool gpt = m.ffn_hidden == 4 * m.hidden;
+  const bool gpt = m.ffn_hidden == 4 * std::int64_t{m.hidden};  // 64 bits: a row's hidden may be huge
   const bool alibi = has(row.at("model") + " " + notes, "alibi");
   m.mlp = gpt ? workload::MlpKind::kGelu : workload::MlpKind::kSwiglu;
   m.position = gpt && !alibi ? workload::PositionEmbedding::kLearned : workload::PositionEmbedding::kRotary;
