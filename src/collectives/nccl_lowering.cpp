@@ -190,8 +190,18 @@ void lower_ring(Context& c) {
   const double rate = c.bus_Bps(Algo::kRing);
   double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
   if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
-  const SimTime intra_ps = us(intra);
-  const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kRing, c.proto, true));
+  // Simple hands every step over in slices, each behind a barrier, a system-scope fence and
+  // a flag post (prims_simple.h): NCCL's hwLat once more per slice of every loop, which its
+  // tuning, charging hwLat once per step, leaves out (docs/collectives.md, "Simple's slices").
+  double handover = 0;
+  if (c.proto == Proto::kSimple) {
+    const auto total = static_cast<std::uint64_t>(c.bytes);
+    const int loops = nccl::simple_ring_loops(nccl::ctas(c.model, {Algo::kRing, Proto::kSimple, 0}, total),
+                                              c.model.system.ranks, total);
+    handover = nccl::kSimpleSlicesPerStep * loops * nccl::hop_latency_us(Algo::kRing, Proto::kSimple, false);
+  }
+  const SimTime intra_ps = us(intra + handover);
+  const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kRing, c.proto, true) + handover);
   std::vector<std::vector<TransferIndex>> sent(static_cast<std::size_t>(channels), std::vector<TransferIndex>(ring));
   for (int s = 0; s < steps; ++s) {
     for (int k = 0; k < channels; ++k) {

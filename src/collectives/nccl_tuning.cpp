@@ -316,6 +316,13 @@ int p2p_ctas(const System& s) {
   return coll_channels(graphs_for(s)[kRing]);
 }
 
+int simple_ring_loops(int channels, int ranks, std::uint64_t bytes) {
+  constexpr std::uint64_t kChunk = 2ull << 20;  // 4 MiB / NCCL_STEPS × ALLREDUCE_CHUNKSTEPS
+  const std::uint64_t loop = static_cast<std::uint64_t>(std::max(1, channels)) *
+                             static_cast<std::uint64_t>(std::max(1, ranks)) * kChunk;
+  return static_cast<int>(std::max<std::uint64_t>(1, (bytes + loop - 1) / loop));
+}
+
 double hop_latency_us(Algo a, Proto p, bool network) {
   return kHwLat[network ? kNet : kNvlink][static_cast<std::size_t>(a)][static_cast<std::size_t>(p)];
 }

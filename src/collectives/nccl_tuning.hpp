@@ -100,6 +100,16 @@ int ctas(const Model& m, const Choice& c, std::uint64_t bytes);
 /// per-peer NVLink channels, which it caps by them).
 int p2p_ctas(const System& s);
 
+/// Slices a Simple ring hands over per step and loop: a chunk is ALLREDUCE_CHUNKSTEPS (4) of
+/// NCCL_STEPS' 8 steps of the 4 MiB buffer, a slice ALLREDUCE_SLICESTEPS (2), so 2 MiB chunks
+/// of two 1 MiB slices (device.h/collectives.h at v2.18.5-1; the same for all-gather and
+/// reduce-scatter).
+inline constexpr int kSimpleSlicesPerStep = 2;
+/// Loops a Simple ring makes over `bytes` (all_reduce.h runRing: loopSize = nChannels ·
+/// nRanks · chunkSize, 2 MiB chunks): every loop repeats the ring's steps, and each step of
+/// each loop hands over kSimpleSlicesPerStep slices. At least one.
+int simple_ring_loops(int channels, int ranks, std::uint64_t bytes);
+
 /// tuning.cc's per-step latency (hwLat, µs) of a hop over NVLink or over the network.
 double hop_latency_us(Algo a, Proto p, bool network);
 /// tuning.cc's base latency (baseLat, µs).

@@ -8,6 +8,7 @@
 
 #include "collectives/collective_timing.hpp"
 #include "collectives/lowering.hpp"
+#include "collectives/nccl_lowering.hpp"
 #include "collectives/nccl_tuning.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "topology/topology.hpp"
@@ -138,6 +139,20 @@ TEST(NcclTuning, CtasHoldSmsAsGetChannelThreadInfoSetsThem) {
   EXPECT_EQ(nccl::p2p_ctas({topology::GpuArch::kAmpere, 2, 1, 240, 21.5, false, false}), 24);
 }
 
+TEST(NcclTuning, SimpleRingLoopsFollowNcclsChunking) {
+  // all_reduce.h runRing: loopSize = nChannels × nRanks × chunkSize, chunkSize 2 MiB (4 MiB
+  // buffer / NCCL_STEPS 8 × ALLREDUCE_CHUNKSTEPS 4). 24 channels × 8 ranks: 384 MiB a loop.
+  constexpr std::uint64_t kMiB = 1ull << 20;
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 0), 1);
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 64 * kMiB), 1);
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 384 * kMiB), 1);
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 384 * kMiB + 1), 2);
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 1024 * kMiB), 3);    // 1 GiB: ⌈1024/384⌉
+  EXPECT_EQ(nccl::simple_ring_loops(24, 8, 8192 * kMiB), 22);   // 8 GiB: ⌈8192/384⌉
+  EXPECT_EQ(nccl::simple_ring_loops(16, 128, 8192 * kMiB), 2);  // 16 × 128 × 2 MiB = 4 GiB
+  EXPECT_EQ(nccl::kSimpleSlicesPerStep, 2);                     // ALLREDUCE_SLICESTEPS of CHUNKSTEPS
+}
+
 // ---- What podsim simulates of NCCL's choices ----------------------------------------
 
 constexpr double kNvlink = 370.8e9;
@@ -171,18 +186,26 @@ Simulated simulate(const topology::Topology& topo, const CollectiveSpec& spec, s
 
 const std::vector<network::Fidelity> kBoth{network::Fidelity::kAnalytical, network::Fidelity::kContention};
 
-TEST(NcclSimulation, AnUncontendedRingTakesNcclsPredictionPlusTheLaunch) {
+TEST(NcclSimulation, AnUncontendedRingTakesNcclsPredictionPlusTheLaunchAndSimplesHandovers) {
   // Invariant of the NCCL emitter: a ring of 2(n−1) steps of S/n takes
   // launch + baseLat + Σ (step latency + (S/n) / rate), i.e. NCCL's own prediction plus
-  // the launch, when the protocol's rate is below the link's.
+  // the launch, when the protocol's rate is below the link's; Simple adds, per step, NCCL's
+  // NVLink hwLat (3.4 µs) for each of its 2 slices of every loop.
   const auto topo = cluster(1, kHopper);
+  const nccl::Model m = nccl::tune(*detail::nccl_system(topo, make_groups(topo, {0}).front()));
   for (Protocol p : {Protocol::kLL, Protocol::kLL128, Protocol::kSimple}) {
-    for (std::uint64_t bytes : {1ull << 10, 1ull << 20, 1ull << 26}) {
+    for (std::uint64_t bytes : {1ull << 10, 1ull << 20, 1ull << 26, 1ull << 30}) {
+      double handovers = 0;
+      if (p == Protocol::kSimple) {
+        const int loops = nccl::simple_ring_loops(nccl::ctas(m, {Algo::kRing, Proto::kSimple, 0}, bytes), 8, bytes);
+        EXPECT_EQ(loops, bytes == 1ull << 30 ? 3 : 1);
+        handovers = 14 * 2 * loops * 3.4e-6;
+      }
       for (auto f : kBoth) {
         const Simulated r = simulate(topo, {Op::kAllReduce, Algorithm::kRing, bytes, p}, {0}, f);
         EXPECT_EQ(r.resolved.algorithm, Algorithm::kRing);
         EXPECT_EQ(r.resolved.protocol, p);
-        EXPECT_NEAR(r.time_s, r.resolved.nccl_predicted_s + 5e-6, 0.01 * r.time_s)
+        EXPECT_NEAR(r.time_s, r.resolved.nccl_predicted_s + 5e-6 + handovers, 0.01 * r.time_s)
             << protocol_name(p) << " " << bytes;
       }
     }
