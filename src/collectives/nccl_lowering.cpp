@@ -61,7 +61,8 @@ double wire_factor(Proto p) { return p == Proto::kLL ? 2.0 : p == Proto::kLL128 
 /// Data bytes of one NCCL step (buffer size / NCCL_STEPS): Simple 4 MiB / 8; LL 512 KiB /
 /// 8 of lines half flags; LL128 120·640·8·8 B / 8 with 120 of 128 bytes data.
 double step_data_bytes(Proto p) {
-  return p == Proto::kSimple ? 524288.0 : p == Proto::kLL ? 32768.0 : 614400.0 * 120.0 / 128.0;
+  if (p == Proto::kSimple) return static_cast<double>(nccl::kSimpleStepBytes);
+  return p == Proto::kLL ? 32768.0 : 614400.0 * 120.0 / 128.0;
 }
 
 int pieces(double bytes, double chunk, int cap = kMaxPieces) {

@@ -317,9 +317,9 @@ int p2p_ctas(const System& s) {
 }
 
 int simple_ring_loops(int channels, int ranks, std::uint64_t bytes) {
-  constexpr std::uint64_t kChunk = 2ull << 20;  // 4 MiB / NCCL_STEPS × ALLREDUCE_CHUNKSTEPS
   const std::uint64_t loop = static_cast<std::uint64_t>(std::max(1, channels)) *
-                             static_cast<std::uint64_t>(std::max(1, ranks)) * kChunk;
+                             static_cast<std::uint64_t>(std::max(1, ranks)) *
+                             kSimpleStepBytes * kSimpleChunkSteps;
   return static_cast<int>(std::max<std::uint64_t>(1, (bytes + loop - 1) / loop));
 }
 

@@ -100,10 +100,13 @@ int ctas(const Model& m, const Choice& c, std::uint64_t bytes);
 /// per-peer NVLink channels, which it caps by them).
 int p2p_ctas(const System& s);
 
-/// Slices a Simple ring hands over per step and loop: a chunk is ALLREDUCE_CHUNKSTEPS (4) of
-/// NCCL_STEPS' 8 steps of the 4 MiB buffer, a slice ALLREDUCE_SLICESTEPS (2), so 2 MiB chunks
-/// of two 1 MiB slices (device.h/collectives.h at v2.18.5-1; the same for all-gather and
-/// reduce-scatter).
+/// Bytes of one Simple step: the 4 MiB buffer over NCCL_STEPS (8).
+inline constexpr std::uint64_t kSimpleStepBytes = (4ull << 20) / 8;
+/// Steps of a Simple ring chunk, ALLREDUCE_CHUNKSTEPS (NCCL_STEPS / 2): 2 MiB chunks.
+inline constexpr std::uint64_t kSimpleChunkSteps = 4;
+/// Slices a Simple ring hands over per step and loop: a chunk is ALLREDUCE_CHUNKSTEPS (4)
+/// steps, a slice ALLREDUCE_SLICESTEPS (2), so two 1 MiB slices per 2 MiB chunk
+/// (src/include/collectives.h at v2.18.5-1; the same for all-gather and reduce-scatter).
 inline constexpr int kSimpleSlicesPerStep = 2;
 /// Loops a Simple ring makes over `bytes` (all_reduce.h runRing: loopSize = nChannels ·
 /// nRanks · chunkSize, 2 MiB chunks): every loop repeats the ring's steps, and each step of
