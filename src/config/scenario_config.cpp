@@ -57,6 +57,15 @@ void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, S
   }
 }
 
+/// `network: contention` → `network: {model: contention}` (a scalar is the model's name).
+void expand_network_shorthand(YAML::Node root) {
+  if (!root["network"].IsScalar()) return;
+  const YAML::Node shorthand = root["network"];
+  YAML::Node expanded(YAML::NodeType::Map);
+  expanded["model"] = shorthand;
+  root["network"] = expanded;
+}
+
 LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
                              bool check_layout);
 
@@ -86,14 +95,11 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   const std::filesystem::path topology_dir = include_file(root, "", "topology", include_dir[2], sources);
   inline_topology_includes(root["topology"], "topology", topology_dir, sources);
   // `network: contention` is shorthand for {model: contention}: expanded before overrides so
-  // that --set network.max_chunks=… works either way.
-  if (root["network"].IsScalar()) {
-    const YAML::Node shorthand = root["network"];
-    YAML::Node expanded(YAML::NodeType::Map);
-    expanded["model"] = shorthand;
-    root["network"] = expanded;
-  }
+  // that --set network.max_chunks=… works either way, and again after them, for
+  // --set network=contention.
+  expand_network_shorthand(root);
   apply_overrides(root, deep, sources);
+  expand_network_shorthand(root);
   return read_composed(std::make_shared<SourceMap>(sources), root, default_name, check_layout);
 }
 

@@ -256,6 +256,29 @@ TEST_F(ConfigFiles, EveryFileReadIsRecordedWithItsDigestEvenWhenRefused) {
   EXPECT_EQ(read[0].sha256, sha256_hex(scenario));
 }
 
+TEST_F(ConfigFiles, TheNetworksShorthandIsAcceptedInAFileAndInASet) {
+  // `network: contention` names the model; --set network=contention must mean the same, as must
+  // --set network.model=contention on a file that uses the shorthand.
+  const fs::path root(PODSIM_SOURCE_DIR);
+  const std::string base = "schema_version: 1\nmodel: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                           "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() + "\ntopology: " +
+                           (root / "topologies/a100-dgx-8x8.yaml").string() +
+                           "\nparallelism: { dp: 64 }\ntraining: { global_batch: 64 }\n";
+  write("plain.yaml", base + "network: analytical\n");
+  const auto fidelity = [](const LoadedScenario& l) { return l.scenario.network.fidelity; };
+  EXPECT_EQ(fidelity(load_scenario("plain.yaml")), network::Fidelity::kAnalytical);
+  EXPECT_EQ(fidelity(load_scenario("plain.yaml", parse_overrides({"network=contention"}))),
+            network::Fidelity::kContention);
+  EXPECT_EQ(fidelity(load_scenario("plain.yaml", parse_overrides({"network.model=contention"}))),
+            network::Fidelity::kContention);
+  EXPECT_EQ(fidelity(load_scenario("plain.yaml", parse_overrides({"network={model: contention}"}))),
+            network::Fidelity::kContention);
+  write("none.yaml", base);
+  EXPECT_EQ(fidelity(load_scenario("none.yaml", parse_overrides({"network=contention"}))),
+            network::Fidelity::kContention);
+  EXPECT_THROW(load_scenario("none.yaml", parse_overrides({"network=bogus"})), InputError);
+}
+
 TEST_F(ConfigFiles, FlashAttentionEfficiencyIsReadWhereAFileGivesIt) {
   const fs::path root(PODSIM_SOURCE_DIR);
   EXPECT_DOUBLE_EQ(load_hardware(root / "configs/hardware/h100.yaml").efficiency.flash_attention, 0.35);
