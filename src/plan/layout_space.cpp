@@ -30,7 +30,7 @@ std::vector<std::pair<PipelineSchedule, int>> schedules(int pp, const SpaceOptio
   if (options.fixed.schedule) return {*options.fixed.schedule};
   std::vector<std::pair<PipelineSchedule, int>> out;
   if (options.gpipe) out.emplace_back(PipelineSchedule::kGPipe, 1);
-  out.emplace_back(PipelineSchedule::kOneFOneB, 1);
+  if (options.plain_1f1b || options.virtual_stages.empty()) out.emplace_back(PipelineSchedule::kOneFOneB, 1);
   for (int v : options.virtual_stages) out.emplace_back(PipelineSchedule::kInterleaved, v);
   return out;
 }

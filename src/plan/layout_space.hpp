@@ -77,6 +77,7 @@ struct SpaceOptions {
   /// within a few per cent; a layout closer to capacity than that is a coin toss.
   double memory_headroom = 0.05;
   bool gpipe = true;                               ///< try GPipe too
+  bool plain_1f1b = true;                          ///< try plain 1F1B (else only interleaved)
   FixedKnobs fixed;
 };
 

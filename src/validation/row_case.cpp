@@ -471,18 +471,36 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     fixed.sequence_parallel = false;
   }
   p.sequence_parallel = fixed.sequence_parallel.value_or(false);
+  const MegatronOverlapFlags megatron = megatron_overlap_flags(row);
+  bool interleaved_only = false;  // the schedule is interleaved, its chunks per stage unstated
   const auto v = integer(row.at("interleave_v"));
   if (v) {
     fixed.schedule = *v > 1 ? std::pair{parallelism::PipelineSchedule::kInterleaved, static_cast<int>(*v)}
                             : std::pair{parallelism::PipelineSchedule::kOneFOneB, 1};
     p.schedule = fixed.schedule->first;
     p.virtual_stages = fixed.schedule->second;
+  } else if ((!pp || *pp > 1) && megatron.p2p_comm) {
+    interleaved_only = true;
+    out.assumptions.push_back(
+        "pipeline schedule: interleaved 1F1B, as the notes' overlapped pipeline-parallel communication needs "
+        "(Megatron-LM turns overlap_p2p_comm off without virtual stages); chunks per stage by the planner");
+  } else if (!pp || *pp > 1) {
+    // Interleaving is opt-in where it exists: Megatron-LM runs plain 1F1B unless given
+    // --num-layers-per-virtual-pipeline-stage (SC21's own scripts pass it for some runs of a
+    // table and not others, examples/sc21/run_table_1.sh), and DeepSpeed's pipeline engine has
+    // only its 1F1B TrainSchedule (deepspeed/runtime/pipe/schedule.py). A row that does not
+    // state a schedule ran the default, as with the gradient all-reduce below.
+    fixed.schedule = std::pair{parallelism::PipelineSchedule::kOneFOneB, 1};
+    p.schedule = parallelism::PipelineSchedule::kOneFOneB;
+    p.virtual_stages = 1;
+    out.assumptions.push_back(
+        "pipeline schedule: plain 1F1B, the frameworks' default (not stated; Megatron-LM interleaves only "
+        "when given --num-layers-per-virtual-pipeline-stage, DeepSpeed's pipeline engine never)");
   }
 
   auto& t = s.training;
   t.seq_len = m.seq_len;
   t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
-  const MegatronOverlapFlags megatron = megatron_overlap_flags(row);
   // Megatron-LM all-reduces the gradients after the whole backward unless told otherwise: its
   // default --DDP-impl local (LocalDDP.allreduce_gradients() in train_step, 2021-22), later
   // Megatron-core's DDP without --overlap-grad-reduce; DeepSpeed's pipeline engine, under
@@ -564,6 +582,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
 
   // What the planner searches when the row is silent: the conventions of its system.
   c.search.gpipe = false;  // none of the systems in the data runs GPipe
+  c.search.plain_1f1b = !interleaved_only;
   c.max_tp = f->shape == Shape::kGpu ? std::get<topology::SwitchSpec>(s.topology.layout).chips_per_node : 0;
   c.search.virtual_stages.clear();
   if (fixed.pp && *fixed.pp > 1 && m.layers % *fixed.pp == 0) {

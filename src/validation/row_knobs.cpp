@@ -131,6 +131,9 @@ MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row) {
     if (!f.quoted.empty()) f.quoted += ' ';
     f.quoted += flag;
   }
+  // megatron/training/arguments.py (core_r0.8.0): "Overlap P2P communication is disabled if not
+  // using the interleaved schedule" (overlap_p2p_comm is set False without virtual stages).
+  f.p2p_comm = has(notes, "--overlap-p2p-communication") || has(notes, "pipeline-parallel communication");
   return f;
 }
 

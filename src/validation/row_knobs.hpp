@@ -70,6 +70,9 @@ struct MegatronOverlapFlags {
   bool grad_reduce = false;
   bool param_gather = false;
   bool tp_comm = false;
+  /// Pipeline-parallel communication overlapped (--overlap-p2p-communication, "pipeline-parallel
+  /// communication" in a quote of the run): Megatron has it for the interleaved schedule only.
+  bool p2p_comm = false;
   std::string quoted;  ///< the flags found, space-separated, as the report names them
 };
 MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row);

@@ -78,7 +78,10 @@ TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
   EXPECT_FALSE(k.search.fixed.pp.has_value());
   EXPECT_EQ(k.search.fixed.zero, 3);
   EXPECT_EQ(k.search.fixed.recompute, parallelism::Recompute::kSelective);
-  EXPECT_EQ(k.unstated, (std::vector<std::string>{"pp", "micro batch", "sequence parallelism", "schedule"}));
+  EXPECT_EQ(k.unstated, (std::vector<std::string>{"pp", "micro batch", "sequence parallelism"}));
+  // A schedule nobody states is the frameworks' default, not the planner's fastest.
+  ASSERT_TRUE(k.search.fixed.schedule.has_value());
+  EXPECT_EQ(*k.search.fixed.schedule, (std::pair{parallelism::PipelineSchedule::kOneFOneB, 1}));
   EXPECT_EQ(k.max_tp, 8);  // tensor parallelism stays in a node
   EXPECT_FALSE(k.search.gpipe);
   EXPECT_EQ(s.model.kv_heads, 8);
@@ -647,12 +650,46 @@ TEST(Validate, LaunchFactsReachTheSimulatedRun) {
   EXPECT_EQ(s.parallel.schedule, parallelism::PipelineSchedule::kOneFOneB);
   EXPECT_FALSE(s.training.overlap.dp_reduce);
   EXPECT_NE(with.rows[0].assumptions.front().find("run_table_1.sh"), std::string::npos);
-  // Without the facts the planner chooses, as for any row it has never seen: the fastest
-  // schedule, which interleaves.
+  // Without the facts the planner chooses the micro batch, as for any row it has never seen,
+  // and the schedule is the frameworks' default, plain 1F1B (no longer the planner's fastest,
+  // which interleaved this run).
   const auto without = validate(one, Catalog{PODSIM_SOURCE_DIR});
   ASSERT_EQ(without.rows.size(), 1u);
-  EXPECT_EQ(without.rows[0].scenario->parallel.schedule, parallelism::PipelineSchedule::kInterleaved);
+  EXPECT_EQ(without.rows[0].scenario->parallel.schedule, parallelism::PipelineSchedule::kOneFOneB);
+  EXPECT_NE(without.rows[0].scenario->training.micro_batch, 4);
   for (const auto& a : without.rows[0].assumptions) EXPECT_EQ(a.find("run_table_1.sh"), std::string::npos) << a;
+}
+
+TEST(Express, AnUnstatedScheduleIsTheDefaultUnlessTheRunOverlapsPipelineCommunication) {
+  auto cells = [](const std::string& notes) {
+    return std::map<std::string, std::string>{
+        {"id", "pipe"},        {"source", "Someone et al. 2031"}, {"hardware", "A100 80GB"}, {"n_chips", "64"},
+        {"model", "GPT 8B"},   {"layers", "32"},                  {"hidden", "4096"},       {"ffn_hidden", "16384"},
+        {"heads", "32"},       {"seq_len", "2048"},               {"vocab", "51200"},       {"global_batch_seqs", "256"},
+        {"tp", "8"},           {"pp", "4"},                       {"micro_batch", "1"},     {"recompute", "none"},
+        {"precision", "bf16"}, {"measured_metric", "achieved TFLOP/s per GPU"}, {"measured_value", "150"},
+        {"notes", notes}};
+  };
+  // Silent: Megatron-LM's and DeepSpeed's default, said so.
+  const RowCase plain = express(row(cells("Megatron-LM")), kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(plain.what)) << plain.skip_reason;
+  const auto& p = std::get<TrainingCase>(plain.what);
+  EXPECT_EQ(p.search.fixed.schedule, (std::pair{parallelism::PipelineSchedule::kOneFOneB, 1}));
+  EXPECT_EQ(std::count(p.unstated.begin(), p.unstated.end(), "schedule"), 0);
+  bool said = false;
+  for (const auto& a : plain.assumptions) said = said || a.find("plain 1F1B, the frameworks' default") != std::string::npos;
+  EXPECT_TRUE(said);
+  // Overlapped pipeline-parallel communication exists only interleaved: the planner picks the
+  // chunks (those dividing the stage's 8 layers), never plain 1F1B.
+  const RowCase inter = express(row(cells("Megatron-LM with --overlap-p2p-communication")), kCatalog);
+  ASSERT_TRUE(std::holds_alternative<TrainingCase>(inter.what)) << inter.skip_reason;
+  const auto& i = std::get<TrainingCase>(inter.what);
+  EXPECT_FALSE(i.search.fixed.schedule.has_value());
+  EXPECT_FALSE(i.search.plain_1f1b);
+  EXPECT_EQ(i.search.virtual_stages, (std::vector<int>{2, 4, 8}));
+  const auto report = validate({row(cells("Megatron-LM: overlapping of pipeline-parallel communication"))}, kCatalog);
+  ASSERT_EQ(report.rows.size(), 1u) << (report.skipped.empty() ? "" : report.skipped[0].reason);
+  EXPECT_EQ(report.rows[0].scenario->parallel.schedule, parallelism::PipelineSchedule::kInterleaved);
 }
 
 }  // namespace
