@@ -31,6 +31,15 @@ constexpr double kHwLat[3][kAlgos][kProtos] = {
 constexpr double kLlMaxBw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
 constexpr double kPerChMaxRingLL128Bw[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
 constexpr double kPerChMaxTreeLL128Bw[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
+// What an LL128 ring moves over NVLink, where it is measured (GB/s per channel of NCCL's ring
+// graph, i.e. per two CTAs; 0: not measured, NCCL's own figure stands). NCCL's tuning gives
+// LL128 0.92 of the channel's bandwidth (capped by kPerChMaxRingLL128Bw, 20 on Ampere) and
+// chooses by that; its kernel moves less. Ampere: 8x A100-SXM4-40GB on one NVSwitch node,
+// nccl-tests all_reduce_perf -g 8 (AFDWang/Hetu-Galvatron tests/profiler/test_hardware_profile.py
+// at 6f77a6cb), 2-16 MiB, the sizes NCCL runs LL128: least squares 13.3 us per MiB, a bus
+// bandwidth of 138 GB/s on its 12 ring channels = 11.5 per channel, 0.62 of NCCL's 220.8.
+// docs/collectives.md, "LL128's rate".
+constexpr double kMeasuredRingLL128PerCh[3] = {0, 11.5, 0};
 constexpr double kPerChMaxTreeBw[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
 // "Trees are not perfectly sticking to the model for medium sizes": powers of two, 64 B to 256 MB.
 constexpr double kTreeCorrection[kProtos][23] = {
@@ -231,6 +240,12 @@ Model tune(const System& s) {
         e.latency_us = lat;
         e.bandwidth_GBps = algbw;
         e.bus_GBps = bus;
+        // NCCL chooses by its model (bandwidth_GBps); transfers move at what was measured. The
+        // measurement is of LL128 over NVLink: a ring with GPUs side by side on a node has such
+        // hops on every channel (one GPU per node: none, and NCCL's figure stands).
+        if (a == kRing && p == kLL128 && kMeasuredRingLL128PerCh[ai] > 0 && ppn_int >= 2) {
+          e.bus_GBps = std::min(bus, g.channels * kMeasuredRingLL128PerCh[ai]);
+        }
       }
     }
   }

@@ -212,6 +212,35 @@ TEST(NcclSimulation, AnUncontendedRingTakesNcclsPredictionPlusTheLaunchAndSimple
   }
 }
 
+TEST(NcclSimulation, AmpereLl128RingsMoveAtTheMeasuredRateWhileNcclChoosesByItsModel) {
+  // NCCL's model gives an 8×A100 LL128 ring min(12 × 20 × 0.92, 12 × 20) = 220.8 GB/s and
+  // chooses by it: LL128 at 16 MiB (173.6 µs against Simple's 178). The kernel moves 11.5 GB/s
+  // per ring channel (a measured nccl-tests curve, nccl_tuning.cpp): 138 GB/s of bus
+  // bandwidth, which is what the transfers get; Simple and Hopper keep NCCL's figures.
+  const nccl::Model a = nccl::tune(a100x8());
+  EXPECT_NEAR(entry(a, 0, Algo::kRing, Proto::kLL128).bandwidth_GBps, 220.8 * 8 / 14, 1e-9);
+  EXPECT_NEAR(entry(a, 0, Algo::kRing, Proto::kLL128).bus_GBps, 12 * 11.5, 1e-9);
+  EXPECT_NEAR(entry(a, 0, Algo::kRing, Proto::kSimple).bus_GBps, 240, 1e-9);
+  const nccl::Choice c = nccl::choose(a, Op::kAllReduce, 16ull << 20, {});
+  EXPECT_EQ(c.algo, Algo::kRing);
+  EXPECT_EQ(c.proto, Proto::kLL128);
+  const nccl::Model h = nccl::tune(h100x8());
+  EXPECT_DOUBLE_EQ(entry(h, 0, Algo::kRing, Proto::kLL128).bus_GBps * 8 / 14,
+            entry(h, 0, Algo::kRing, Proto::kLL128).bandwidth_GBps);
+  // Simulated: NCCL's latency, the launch and 2(n−1)/n·S at the measured rate.
+  const topology::NcclSpec ampere{topology::GpuArch::kAmpere, false, false, 5'000'000};
+  topology::TopologySpec spec{"a", topology::SwitchSpec{1, 8, {240e9, kNvlinkLatency}, {25e9, 1'350'000}, {}}};
+  spec.collectives.nccl = ampere;
+  const topology::Topology topo(spec);
+  const double bytes = 16 << 20;
+  for (auto f : kBoth) {
+    const Simulated r = simulate(topo, {Op::kAllReduce, Algorithm::kRing, 16 << 20, Protocol::kLL128}, {0}, f);
+    const double latency = r.resolved.nccl_predicted_s - bytes / (220.8e9 * 8 / 14);
+    EXPECT_NEAR(r.time_s, 5e-6 + latency + 2.0 * 7 / 8 * bytes / (12 * 11.5e9), 0.01 * r.time_s);
+    EXPECT_GT(r.time_s, 1.3 * r.resolved.nccl_predicted_s);
+  }
+}
+
 TEST(NcclSimulation, ProtocolsPutTheirFlagsOnTheWire) {
   // Ring all-reduce: each GPU sends 2(n−1)/n × S of payload; LL doubles it on the wire
   // (4 B flag per 4 B of data), LL128 adds 8 B per 120 B. Busy time is what the link carried.
