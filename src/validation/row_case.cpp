@@ -493,9 +493,10 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     fixed.schedule = std::pair{parallelism::PipelineSchedule::kOneFOneB, 1};
     p.schedule = parallelism::PipelineSchedule::kOneFOneB;
     p.virtual_stages = 1;
-    out.assumptions.push_back(
-        "pipeline schedule: plain 1F1B, the frameworks' default (not stated; Megatron-LM interleaves only "
-        "when given --num-layers-per-virtual-pipeline-stage, DeepSpeed's pipeline engine never)");
+    out.assumptions.push_back(std::string(pp ? "" : "if pipelined, ") +
+                              "pipeline schedule: plain 1F1B, the frameworks' default (not stated; Megatron-LM "
+                              "interleaves only when given --num-layers-per-virtual-pipeline-stage, DeepSpeed's "
+                              "pipeline engine never)");
   }
 
   auto& t = s.training;
