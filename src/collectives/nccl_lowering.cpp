@@ -187,8 +187,23 @@ void lower_ring(Context& c) {
     }
   }
   const std::size_t ring = orders.front().size();
-  // NCCL's per-rank rate caps each link's FIFO of this rank's sends, whatever channel.
+  // NCCL's per-rank rate is the rank's total over its channels (busBw = channels × per-channel
+  // bandwidth). Across nodes a rank's channels leave on two links, NVLink to its neighbours and
+  // its NIC to the next node; each link's FIFO of the rank's sends gets the share of the rate its
+  // channels have, so that the rank as a whole sends no faster than NCCL's rate.
   const double rate = c.bus_Bps(Algo::kRing);
+  std::map<VertexId, std::pair<int, int>> hops;  // per rank: channels leaving on NVLink, on the NIC
+  for (const auto& order : orders) {
+    for (std::size_t i = 0; i < ring; ++i) {
+      const bool same = c.topo.node_switch(order[i]) == c.topo.node_switch(order[(i + 1) % ring]);
+      auto& h = hops[order[i]];
+      (same ? h.first : h.second) += 1;
+    }
+  }
+  const auto share = [&](VertexId src, bool same_node) {
+    const auto& h = hops[src];
+    return rate * (same_node ? h.first : h.second) / static_cast<double>(channels);
+  };
   double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
   if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
   // Simple hands every step over in slices, each behind a barrier, a system-scope fence and
@@ -215,7 +230,7 @@ void lower_ring(Context& c) {
         std::vector<TransferIndex> deps;
         if (s > 0) deps = {mine[i], mine[(i + ring - 1) % ring]};  // own last send, what it received
         const bool same_node = c.topo.node_switch(src) == c.topo.node_switch(dst);
-        now[i] = c.em.send(src, dst, chunk, std::move(deps), rate, same_node ? intra_ps : inter_ps);
+        now[i] = c.em.send(src, dst, chunk, std::move(deps), share(src, same_node), same_node ? intra_ps : inter_ps);
       }
       mine.swap(now);
     }

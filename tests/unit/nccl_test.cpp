@@ -304,6 +304,25 @@ TEST(NcclSimulation, EveryAlgorithmKeepsEveryLinkBusyAtMostItsDuration) {
   }
 }
 
+TEST(NcclSimulation, ARankOfARingAcrossNodesSendsNoFasterThanNcclsPerRankRate) {
+  // NCCL's bus rate is a rank's total over its channels. Across nodes a rank's channels leave
+  // on two links (NVLink, its NIC); each link gets its channels' share, so the rank as a whole
+  // keeps to the rate: an LL ring (capped far below both links by llMaxBw) takes at least its
+  // bytes at NCCL's rate, and about NCCL's prediction. Giving each link the whole rate let 4
+  // nodes of 8 run LL 23 % faster than NCCL's cap.
+  const auto topo = cluster(4, kHopper);
+  const auto groups = make_groups(topo, {0, 1});
+  const nccl::Model m = nccl::tune(*detail::nccl_system(topo, groups.front()));
+  const double bus = entry(m, 2, Algo::kRing, Proto::kLL).bus_GBps * 1e9;  // all-gather
+  ASSERT_GT(bus, 0);
+  const double bytes = 256 << 20;
+  for (auto f : kBoth) {
+    const Simulated r = simulate(topo, {Op::kAllGather, Algorithm::kRing, 256 << 20, Protocol::kLL}, {0, 1}, f);
+    EXPECT_GE(r.time_s, bytes * 31 / 32 / bus);
+    EXPECT_NEAR(r.time_s, r.resolved.nccl_predicted_s + 5e-6, 0.03 * r.time_s);
+  }
+}
+
 TEST(NcclSimulation, ARingOfManyNodesIsSimulatedAsOnePairAndReportedWhole) {
   // 6 nodes of 8: the ring repeats every two nodes, so it is simulated as two nodes closed
   // on themselves and their links' loads mapped onto all six nodes' links. The same ring
