@@ -187,10 +187,12 @@ void lower_ring(Context& c) {
     }
   }
   const std::size_t ring = orders.front().size();
-  // NCCL's per-rank rate is the rank's total over its channels (busBw = channels × per-channel
-  // bandwidth). Across nodes a rank's channels leave on two links, NVLink to its neighbours and
-  // its NIC to the next node; each link's FIFO of the rank's sends gets the share of the rate its
-  // channels have, so that the rank as a whole sends no faster than NCCL's rate.
+  // LL's and LL128's rates are limits of the GPU side (llMaxBw, the per-channel LL128 caps, the
+  // rate measured for LL128), a rank's total over its channels. Across nodes a rank's channels
+  // leave on two links, NVLink to its neighbours and its NIC to the next node; each link's FIFO
+  // of the rank's sends gets the share of that rate its channels have, so that the rank as a
+  // whole sends no faster. Simple's rate is NCCL's estimate of the links themselves (channels ×
+  // the graph's speed): there the links bind, and each link's FIFO keeps the whole rate.
   const double rate = c.bus_Bps(Algo::kRing);
   std::map<VertexId, std::pair<int, int>> hops;  // per rank: channels leaving on NVLink, on the NIC
   for (const auto& order : orders) {
@@ -201,6 +203,7 @@ void lower_ring(Context& c) {
     }
   }
   const auto share = [&](VertexId src, bool same_node) {
+    if (c.proto == Proto::kSimple) return rate;
     const auto& h = hops[src];
     return rate * (same_node ? h.first : h.second) / static_cast<double>(channels);
   };
