@@ -194,19 +194,31 @@ void lower_ring(Context& c) {
   // whole sends no faster. Simple's rate is NCCL's estimate of the links themselves (channels ×
   // the graph's speed): there the links bind, and each link's FIFO keeps the whole rate.
   const double rate = c.bus_Bps(Algo::kRing);
-  std::map<VertexId, std::pair<int, int>> hops;  // per rank: channels leaving on NVLink, on the NIC
-  for (const auto& order : orders) {
+  // Per channel and ring position, decided once for every step: does the hop stay on the node,
+  // and at what rate does its sender's FIFO on that link go.
+  struct Hop {
+    bool same_node = true;
+    double rate_Bps = 0;
+  };
+  std::vector<std::vector<Hop>> hop(static_cast<std::size_t>(channels), std::vector<Hop>(ring));
+  std::map<VertexId, std::pair<int, int>> leaving;  // per rank: channels leaving on NVLink, on the NIC
+  for (std::size_t k = 0; k < hop.size(); ++k) {
+    const auto& order = orders[k];
     for (std::size_t i = 0; i < ring; ++i) {
-      const bool same = c.topo.node_switch(order[i]) == c.topo.node_switch(order[(i + 1) % ring]);
-      auto& h = hops[order[i]];
-      (same ? h.first : h.second) += 1;
+      hop[k][i].same_node = c.topo.node_switch(order[i]) == c.topo.node_switch(order[(i + 1) % ring]);
+      auto& l = leaving[order[i]];
+      (hop[k][i].same_node ? l.first : l.second) += 1;
     }
   }
-  const auto share = [&](VertexId src, bool same_node) {
-    if (c.proto == Proto::kSimple) return rate;
-    const auto& h = hops[src];
-    return rate * (same_node ? h.first : h.second) / static_cast<double>(channels);
-  };
+  for (std::size_t k = 0; k < hop.size(); ++k) {
+    for (std::size_t i = 0; i < ring; ++i) {
+      Hop& h = hop[k][i];
+      const auto& l = leaving[orders[k][i]];
+      h.rate_Bps = c.proto == Proto::kSimple
+                       ? rate
+                       : rate * (h.same_node ? l.first : l.second) / static_cast<double>(channels);
+    }
+  }
   double intra = nccl::hop_latency_us(Algo::kRing, c.proto, false);
   if (n_nodes > 1) intra = std::max(intra, nccl::net_overhead_us(c.proto));
   // Simple hands every step over in slices, each behind a barrier, a system-scope fence and
@@ -228,12 +240,11 @@ void lower_ring(Context& c) {
       auto& mine = sent[static_cast<std::size_t>(k)];
       std::vector<TransferIndex> now(ring);
       for (std::size_t i = 0; i < ring; ++i) {
-        const VertexId src = order[i];
-        const VertexId dst = order[(i + 1) % ring];
         std::vector<TransferIndex> deps;
         if (s > 0) deps = {mine[i], mine[(i + ring - 1) % ring]};  // own last send, what it received
-        const bool same_node = c.topo.node_switch(src) == c.topo.node_switch(dst);
-        now[i] = c.em.send(src, dst, chunk, std::move(deps), share(src, same_node), same_node ? intra_ps : inter_ps);
+        const Hop& h = hop[static_cast<std::size_t>(k)][i];
+        now[i] = c.em.send(order[i], order[(i + 1) % ring], chunk, std::move(deps), h.rate_Bps,
+                           h.same_node ? intra_ps : inter_ps);
       }
       mine.swap(now);
     }
