@@ -473,18 +473,19 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   p.sequence_parallel = fixed.sequence_parallel.value_or(false);
   const MegatronOverlapFlags megatron = megatron_overlap_flags(row);
   bool interleaved_only = false;  // the schedule is interleaved, its chunks per stage unstated
+  const bool may_pipeline = !pp || *pp > 1;
   const auto v = integer(row.at("interleave_v"));
   if (v) {
     fixed.schedule = *v > 1 ? std::pair{parallelism::PipelineSchedule::kInterleaved, static_cast<int>(*v)}
                             : std::pair{parallelism::PipelineSchedule::kOneFOneB, 1};
     p.schedule = fixed.schedule->first;
     p.virtual_stages = fixed.schedule->second;
-  } else if ((!pp || *pp > 1) && megatron.p2p_comm) {
+  } else if (may_pipeline && megatron.p2p_comm) {
     interleaved_only = true;
     out.assumptions.push_back(
         "pipeline schedule: interleaved 1F1B, as the notes' overlapped pipeline-parallel communication needs "
         "(Megatron-LM turns overlap_p2p_comm off without virtual stages); chunks per stage by the planner");
-  } else if (!pp || *pp > 1) {
+  } else if (may_pipeline) {
     // Interleaving is opt-in where it exists: Megatron-LM runs plain 1F1B unless given
     // --num-layers-per-virtual-pipeline-stage (SC21's own scripts pass it for some runs of a
     // table and not others, examples/sc21/run_table_1.sh), and DeepSpeed's pipeline engine has
