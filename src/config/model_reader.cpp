@@ -65,8 +65,8 @@ workload::ModelSpec read_model(Reader& r) {
 }
 
 hardware::ChipSpec read_hardware(Reader& r) {
-  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "sms", "stack",
-               "efficiency"});
+  r.allow_only({"schema_version", "name", "peak", "hbm", "host_bandwidth", "matmul_tile", "sms", "matmul_grid",
+               "stack", "efficiency"});
   read_document_header(r);
   hardware::ChipSpec c;
   c.name = r.text("name");
@@ -101,6 +101,8 @@ hardware::ChipSpec read_hardware(Reader& r) {
   }
   c.matmul_tile = static_cast<int>(r.integer("matmul_tile", 1, 4096));
   if (r.has("sms")) c.sms = static_cast<int>(r.integer("sms", 1, 100000));
+  r.set_default("matmul_grid", "waves");
+  c.persistent_matmuls = r.choice("matmul_grid", {"waves", "persistent"}) == "persistent";
   r.set_default("stack", "megatron");
   c.stack = r.choice("stack", {"megatron", "xla"}) == "xla" ? hardware::SoftwareStack::kXla
                                                             : hardware::SoftwareStack::kMegatron;

@@ -85,18 +85,20 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
   const parallelism::OverlapSpec d = parallelism::default_overlap(chip);
   if (!training.has("overlap")) training.set_default("overlap", "{}");
   Reader r = training.child("overlap");
-  r.allow_only({"tp", "param_gather", "fsdp_prefetch", "dp_reduce", "dp_serial"});
+  r.allow_only({"tp", "param_gather", "fsdp_prefetch", "dp_reduce", "dp_serial", "gemm_sm_margin"});
   r.set_default("tp", parallelism::tp_overlap_name(d.tp));
   r.set_default("param_gather", d.param_gather ? "true" : "false");
   r.set_default("fsdp_prefetch", std::to_string(d.fsdp_prefetch));
   r.set_default("dp_reduce", d.dp_reduce ? "true" : "false");
   r.set_default("dp_serial", d.dp_serial ? "true" : "false");
+  r.set_default("gemm_sm_margin", d.gemm_sm_margin ? "true" : "false");
   parallelism::OverlapSpec o;
   o.tp = r.choice("tp", parallelism::kTpOverlaps, parallelism::tp_overlap_name);
   o.param_gather = r.boolean("param_gather");
   o.fsdp_prefetch = static_cast<int>(r.integer("fsdp_prefetch", 0, 1 << 20));
   o.dp_reduce = r.boolean("dp_reduce");
   o.dp_serial = r.boolean("dp_serial");
+  o.gemm_sm_margin = r.boolean("gemm_sm_margin");
   return o;
 }
 

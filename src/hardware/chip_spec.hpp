@@ -54,6 +54,10 @@ struct ChipSpec {
   /// runs, and compute beside it gets the rest; 0: communication takes no compute units
   /// (TPUs move ICI and DCN traffic with DMA engines).
   int sms = 0;
+  /// Its GEMM kernels run a persistent grid: one CTA per SM, each working through a list of
+  /// tiles (cuBLAS on Hopper). While communication holds SMs, such a GEMM launched on all of
+  /// them runs its extra CTAs as a second wave and takes twice as long (docs/runtime.md §4).
+  bool persistent_matmuls = false;
   SoftwareStack stack = SoftwareStack::kMegatron;
   Efficiency efficiency;
 };

@@ -103,6 +103,8 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
       throw SimulationError("one layer's compute would take longer than 2^60 ps (13 simulated days)");
     }
     out.back().memory_ps += t.memory_ps;
+    // A linear layer's GEMM (a cuBLAS kernel on GPUs) when its FLOPs, not its bytes, set its time.
+    if (item.math == workload::MathClass::kLinear && t.memory_ps == 0 && t.padded_flops > 0) out.back().gemm_ps += t.time_ps;
     out.back().flops += t.flops;
     out.back().padded_flops += t.padded_flops;
   }

@@ -24,6 +24,7 @@ struct Segment {
   Partner partner = Partner::kNone;  ///< collectives under TpOverlap::kCollectiveMatmul
   SimTime duration_ps = 0;         ///< compute runs
   SimTime memory_ps = 0;           ///< of duration_ps, the part bound by HBM bandwidth
+  SimTime gemm_ps = 0;             ///< of duration_ps, the linear layers' compute-bound GEMMs
   double flops = 0;
   double padded_flops = 0;
 };

@@ -118,6 +118,11 @@ struct OverlapSpec {
   /// launched on (enqueue.cc), and PyTorch FSDP, DDP and Megatron-LM issue both on the one
   /// data-parallel process group. Off: the two streams run side by side (XLA).
   bool dp_serial = false;
+  /// GEMMs that run beside communication are launched on the SMs it leaves them (cuBLASLt's
+  /// SM-count target: Transformer Engine's userbuffers overlap, NVTE_EXT_MARGIN_SM; PyTorch's
+  /// later sm_carveout). Off: launched on all SMs, so on a chip with persistent GEMM grids
+  /// (ChipSpec::persistent_matmuls) the CTAs that find their SM taken run as a second wave.
+  bool gemm_sm_margin = true;
 };
 
 /// How the framework issues ZeRO-3's collectives (`training.zero3_collectives`;

@@ -199,6 +199,7 @@ class StageBuilder {
     // The last part takes the remainder, so the parts sum to the run exactly.
     t.duration_ps = from + share == k ? s.duration_ps - step * from : step * share;
     t.memory_share = to_share(s.memory_ps, s.duration_ps);  // slices of a run share its mix
+    t.gemm_share = to_gemm_share(s.gemm_ps, s.duration_ps);
     t.flops = s.flops * share / k;
     t.padded_flops = s.padded_flops * share / k;
     return t;
@@ -583,6 +584,7 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   plan.compute_units = chip.sms;
   plan.hbm_Bps = chip.hbm_bandwidth_Bps * chip.efficiency.memory;
   plan.dp_serial = training.overlap.dp_serial;
+  plan.gemm_waves = chip.persistent_matmuls && !training.overlap.gemm_sm_margin;
   plan.tokens_per_step = double(training.global_batch) * training.seq_len;
   plan.model_flops_per_step = workload::model_flops_per_token(model, training.seq_len) * plan.tokens_per_step;
   for (int s = 0; s < parallel.pp; ++s) {

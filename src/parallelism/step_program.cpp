@@ -48,6 +48,11 @@ void fuse_compute_runs(StageProgram& program) {
                                   from_share(t.memory_share) * static_cast<double>(t.duration_ps);
             into.memory_share = to_share(static_cast<SimTime>(memory + 0.5), into.duration_ps + t.duration_ps);
           }
+          if (into.gemm_share != t.gemm_share) {
+            const double gemm = from_gemm_share(into.gemm_share) * static_cast<double>(into.duration_ps) +
+                                from_gemm_share(t.gemm_share) * static_cast<double>(t.duration_ps);
+            into.gemm_share = to_gemm_share(static_cast<SimTime>(gemm + 0.5), into.duration_ps + t.duration_ps);
+          }
           into.duration_ps += t.duration_ps;
           into.flops += t.flops;
           into.padded_flops += t.padded_flops;

@@ -46,6 +46,9 @@ struct Task {
   ComputeCategory category = ComputeCategory::kForward;
   CommAxis axis = CommAxis::kTp;
   CommOp op = CommOp::kAllReduce;
+  /// Compute tasks: the share of duration_ps in compute-bound GEMMs of linear layers, in
+  /// 1/kGemmShareOne (8 bits fill the byte before memory_share, so a task stays 56 bytes).
+  std::uint8_t gemm_share = 0;
   /// Compute tasks: the share of duration_ps bound by HBM bandwidth, in 1/kShareOne (16 bits
   /// keep a task in 56 bytes: the executor reads one per event).
   std::uint16_t memory_share = 0;
@@ -61,6 +64,8 @@ struct Task {
   std::uint32_t deps_end = 0;
 };
 
+static_assert(sizeof(Task) <= 56, "the executor reads a Task per event: keep it small");
+
 inline constexpr double kShareOne = 65535.0;
 /// `part` of `whole` as Task::memory_share stores it (0 when whole is 0).
 inline std::uint16_t to_share(SimTime part, SimTime whole) {
@@ -70,6 +75,15 @@ inline std::uint16_t to_share(SimTime part, SimTime whole) {
 }
 /// A Task::memory_share as a fraction in [0, 1].
 inline double from_share(std::uint16_t share) { return share / kShareOne; }
+inline constexpr double kGemmShareOne = 255.0;
+/// `part` of `whole` as Task::gemm_share stores it (0 when whole is 0).
+inline std::uint8_t to_gemm_share(SimTime part, SimTime whole) {
+  if (whole <= 0 || part <= 0) return 0;
+  if (part >= whole) return static_cast<std::uint8_t>(kGemmShareOne);
+  return static_cast<std::uint8_t>(static_cast<double>(part) / static_cast<double>(whole) * kGemmShareOne + 0.5);
+}
+/// A Task::gemm_share as a fraction in [0, 1].
+inline double from_gemm_share(std::uint8_t share) { return share / kGemmShareOne; }
 
 /// The program of one pipeline stage. Every chip of the stage (all its data- and
 /// tensor-parallel replicas) runs the same program: the runtime simulates it once and
@@ -114,6 +128,10 @@ struct StepPlan {
   /// The collectives of the dp gather and dp reduce streams share one communicator and run one
   /// at a time, the first ready first (OverlapSpec::dp_serial).
   bool dp_serial = false;
+  /// GEMMs beside communication lose a wave to the SMs it holds: the chip's GEMM grids are
+  /// persistent and they are launched on all SMs (ChipSpec::persistent_matmuls without
+  /// OverlapSpec::gemm_sm_margin).
+  bool gemm_waves = false;
 };
 
 }  // namespace podsim::parallelism

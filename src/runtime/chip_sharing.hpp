@@ -8,14 +8,21 @@
 //   NCCL runs one at a time (issue #574), so an axis holds the largest of its communications'
 //   CTAs; axes add up. Compute-bound work runs on the units left, (U − u)/U (at least one);
 //   memory-bound work does not need every SM to keep HBM busy and is not slowed by them.
+// - Persistent GEMMs: a GEMM whose grid is one CTA per SM, each looping over its tiles (cuBLAS
+//   on Hopper), launched on all U SMs while u are held, finds room for U − u CTAs; the other u
+//   start only when SMs free up and then do their whole share: ⌈U / (U − u)⌉ waves, twice the
+//   time for any u ≤ U/2 (pytorch/pytorch issue #143988: H100 matmuls under FSDP "take 2x as
+//   long" beside NCCL, "a form of wave quantization"). A GEMM launched on the SMs left to it
+//   (an SM-count target) runs at (U − u)/U like any compute.
 // - HBM bandwidth: every byte a chip sends is read from its HBM and every byte it receives
 //   written to it, and a reduction reads its own operand too; memory-bound work runs on the
 //   bandwidth left, (H − h)/H, but never below half of it: two streams of requests contending
 //   for the memory controllers each get at least a fair share (NVIDIA/nccl issue #1433: "you
 //   may not compete for SMs but still compete for memory bandwidth").
 //
-// A task whose nominal time is a share f HBM-bound and 1 − f compute-bound progresses at
-// 1 / (f / r_hbm + (1 − f) / r_units): its two parts slow each by its own resource.
+// A task whose nominal time is a share f HBM-bound, g in such GEMMs and 1 − f − g other
+// compute-bound work progresses at 1 / (f / r_hbm + g / r_waves + (1 − f − g) / r_units): its
+// parts slow each by its own resource.
 
 #include <algorithm>
 #include <array>
@@ -29,8 +36,10 @@ namespace podsim::runtime {
 class ChipSharing {
  public:
   /// `compute_units`: the chip's SMs (0: communication holds none); `hbm_bytes_per_ps`: the
-  /// bandwidth memory-bound work runs at (0: not shared).
-  ChipSharing(int compute_units, double hbm_bytes_per_ps) : units_(compute_units), hbm_(hbm_bytes_per_ps) {}
+  /// bandwidth memory-bound work runs at (0: not shared); `gemm_waves`: GEMMs run persistent
+  /// grids on all SMs (StepPlan::gemm_waves).
+  ChipSharing(int compute_units, double hbm_bytes_per_ps, bool gemm_waves = false)
+      : units_(compute_units), hbm_(hbm_bytes_per_ps), gemm_waves_(gemm_waves) {}
 
   /// A communication on `axis` takes (`sign` +1) or gives back (−1) `units` compute units.
   void hold(parallelism::CommAxis axis, int units, int sign);
@@ -39,17 +48,20 @@ class ChipSharing {
     drawing_ += (after > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
     drawn_ = drawing_ == 0 ? 0.0 : drawn_ + (after - before);
   }
-  /// The rate (≤ 1) of a compute task whose nominal time is `memory_fraction` HBM-bound.
-  double rate(double memory_fraction) const {
-    const double units = units_ > 0 && taken_ > 0
-                             ? static_cast<double>(units_ - std::min(taken_, units_ - 1)) / units_
-                             : 1.0;
+  /// The rate (≤ 1) of a compute task whose nominal time is `memory_fraction` HBM-bound and
+  /// `gemm_fraction` in compute-bound GEMMs.
+  double rate(double memory_fraction, double gemm_fraction = 0) const {
+    const int free = units_ - std::min(taken_, units_ - 1);
+    const double units = units_ > 0 && taken_ > 0 ? static_cast<double>(free) / units_ : 1.0;
     const double hbm = hbm_ > 0 && drawn_ > 0 ? std::max(1.0 - drawn_ / hbm_, kFairShare) : 1.0;
     if (units == 1.0 && hbm == 1.0) return 1.0;
     const double f = std::clamp(memory_fraction, 0.0, 1.0);
-    if (f == 0) return units;
+    const double g = gemm_waves_ ? std::clamp(gemm_fraction, 0.0, 1.0 - f) : 0.0;
+    // ⌈U / (U − u)⌉ waves of a grid of U CTAs on the U − u SMs left.
+    const double waves = units < 1.0 ? 1.0 / static_cast<double>((units_ + free - 1) / free) : 1.0;
+    if (f == 0 && g == 0) return units;
     if (f == 1) return hbm;
-    return 1.0 / (f / hbm + (1.0 - f) / units);
+    return 1.0 / (f / hbm + g / waves + (1.0 - f - g) / units);
   }
 
   /// HBM bytes a chip moves for a communication in which it sends `sent` bytes: it reads them
@@ -63,6 +75,7 @@ class ChipSharing {
   static constexpr double kFairShare = 0.5;
   int units_;
   double hbm_;
+  bool gemm_waves_;
   /// Per CommAxis (one NCCL communicator each: hybrid sharding's replicas have their own):
   /// units of each communication in flight.
   std::array<std::vector<int>, parallelism::kCommAxisCount> held_{};

@@ -48,7 +48,7 @@ class Executor final : public core::EventHandler {
       }
       st.result.stage = program.stage;
       st.index = s;
-      st.sharing = ChipSharing(plan.compute_units, plan.hbm_Bps / 1e12);
+      st.sharing = ChipSharing(plan.compute_units, plan.hbm_Bps / 1e12, plan.gemm_waves);
       st.result.multiplicity = plan.replicas_per_stage;
     }
   }
@@ -202,6 +202,7 @@ class Executor final : public core::EventHandler {
     SimTime started = 0;
     SimTime duration_ps = 0;
     double memory_fraction = 0;
+    double gemm_fraction = 0;
     Progress work;
     std::uint64_t version = 0;
     /// When the head task was first found ready to start (kNotDone: not yet): the order in
@@ -444,7 +445,9 @@ class Executor final : public core::EventHandler {
         stream.started = now;
         stream.duration_ps = t.duration_ps;
         stream.memory_fraction = parallelism::from_share(t.memory_share);
-        stream.work = Progress{static_cast<double>(t.duration_ps), st.sharing.rate(stream.memory_fraction), now};
+        stream.gemm_fraction = parallelism::from_gemm_share(t.gemm_share);
+        stream.work = Progress{static_cast<double>(t.duration_ps),
+                               st.sharing.rate(stream.memory_fraction, stream.gemm_fraction), now};
         schedule_end(sim, s, stream_index);
         return Started::kRunning;
       case TaskKind::kCollective:
@@ -517,7 +520,7 @@ class Executor final : public core::EventHandler {
       for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
         StreamState& stream = st.streams[k];
         if (!stream.running_compute) continue;
-        const double rate = st.sharing.rate(stream.memory_fraction);
+        const double rate = st.sharing.rate(stream.memory_fraction, stream.gemm_fraction);
         if (rate == stream.work.rate) continue;
         stream.work.change_rate(now, rate);
         schedule_end(sim, s, k);

@@ -313,16 +313,26 @@ TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {
   EXPECT_EQ(gpu.fsdp_prefetch, 1);
   EXPECT_TRUE(gpu.dp_reduce);
   EXPECT_TRUE(gpu.dp_serial);  // NCCL: one communicator
+  EXPECT_TRUE(gpu.gemm_sm_margin);
   EXPECT_FALSE(load_scenario("tpu.yaml").scenario.training.overlap.dp_serial);
   write("set.yaml", scenario("tpu-v4.yaml", "tpu-v4-4x4x4.yaml",
                              ", overlap: { tp: none, param_gather: true, fsdp_prefetch: 3, dp_reduce: false, "
-                             "dp_serial: true }"));
+                             "dp_serial: true, gemm_sm_margin: false }"));
   const auto set = load_scenario("set.yaml").scenario.training.overlap;
   EXPECT_EQ(set.tp, parallelism::TpOverlap::kNone);
   EXPECT_TRUE(set.param_gather);
   EXPECT_EQ(set.fsdp_prefetch, 3);
   EXPECT_FALSE(set.dp_reduce);
   EXPECT_TRUE(set.dp_serial);
+  EXPECT_FALSE(set.gemm_sm_margin);
+}
+
+TEST_F(ConfigFiles, HopperGemmsRunPersistentGridsOtherChipsWaves) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  EXPECT_TRUE(load_hardware(root / "configs/hardware/h100.yaml").persistent_matmuls);
+  EXPECT_TRUE(load_hardware(root / "configs/hardware/h200.yaml").persistent_matmuls);
+  EXPECT_FALSE(load_hardware(root / "configs/hardware/a100-80gb.yaml").persistent_matmuls);
+  EXPECT_FALSE(load_hardware(root / "configs/hardware/tpu-v5e.yaml").persistent_matmuls);
 }
 
 TEST_F(ConfigFiles, DpAutoIsWhatTensorAndPipelineDegreesLeave) {

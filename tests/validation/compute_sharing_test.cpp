@@ -6,7 +6,9 @@
 //   end = T + (W − T·(U − u)/U) = W + T·u/U.
 // Two collectives of one axis (one NCCL communicator, whose operations run one at a time)
 // hold the larger of their units; of two axes, the sum. HBM-bound work is slowed instead by
-// the HBM bandwidth communication's traffic takes (never below half of it).
+// the HBM bandwidth communication's traffic takes (never below half of it). A GEMM with a
+// persistent grid (one CTA per unit) launched on all U units while u are held runs in
+// ⌈U / (U − u)⌉ waves: beside the collective it progresses at 1/⌈U / (U − u)⌉.
 #include <gtest/gtest.h>
 
 #include "closed_form_support.hpp"
@@ -50,11 +52,12 @@ class HoldingComm final : public runtime::CommModel {
   runtime::CommProfile profile_;
 };
 
-Task compute(SimTime ps, SimTime memory_ps = 0) {
+Task compute(SimTime ps, SimTime memory_ps = 0, SimTime gemm_ps = 0) {
   Task t;
   t.category = ComputeCategory::kForward;
   t.duration_ps = ps;
   t.memory_share = parallelism::to_share(memory_ps, ps);
+  t.gemm_share = parallelism::to_gemm_share(gemm_ps, ps);
   return t;
 }
 
@@ -65,12 +68,13 @@ Task collective(Stream stream, CommAxis axis, double bytes = 1e6) {
 /// One stage: kWork of compute (`memory_ps` of it HBM-bound) beside the given collectives, all
 /// starting at 0, on a chip of `chip_units` SMs and `hbm_Bps` of HBM bandwidth.
 runtime::ExecutionResult run(std::initializer_list<Task> beside, int chip_units, int ctas = kCtas,
-                             SimTime memory_ps = 0, double hbm_Bps = 0) {
+                             SimTime memory_ps = 0, double hbm_Bps = 0, SimTime gemm_ps = 0, bool gemm_waves = false) {
   parallelism::StepPlan plan;
   plan.compute_units = chip_units;
   plan.hbm_Bps = hbm_Bps;
+  plan.gemm_waves = gemm_waves;
   plan.stages.emplace_back();
-  plan.stages[0].add(compute(kWork, memory_ps));
+  plan.stages[0].add(compute(kWork, memory_ps, gemm_ps));
   for (const Task& t : beside) plan.stages[0].add(t);
   HoldingComm comm(ctas, hbm_Bps > 0);
   runtime::InputPipeline input(parallelism::InputPipelineSpec{}, 1);
@@ -139,6 +143,34 @@ TEST(ComputeSharing, HbmBoundComputeKeepsAtLeastHalfTheBandwidth) {
   // Traffic of 0.75 of the bandwidth would leave 0.25; compute keeps its fair half: W + T/2.
   const auto r = run({collective(Stream::kDpGather, CommAxis::kDp, 3 * kQuarter)}, 0, 0, kWork, kHbm);
   EXPECT_EQ(r.step_ps, kWork + kComm / 2);
+}
+
+TEST(ComputeSharing, APersistentGemmOnAllUnitsRunsASecondWaveBesideCommunication) {
+  const auto dp = {collective(Stream::kDpGather, CommAxis::kDp)};
+  // All GEMM, launched on all 108 units while 27 are held: 81 CTAs run, 27 wait, two waves,
+  // so the GEMM does half its work during the collective: W + T/2 = 120 µs.
+  const auto waves = run(dp, kUnits, kCtas, 0, 0, kWork, true);
+  EXPECT_EQ(waves.step_ps, kWork + kComm / 2);
+  EXPECT_EQ(waves.stages[0].compute_slowed_ps, kComm / 2);
+  // The same GEMM launched on the units left to it (an SM-count target): W + T·u/U.
+  EXPECT_EQ(run(dp, kUnits, kCtas, 0, 0, kWork, false).step_ps, kWork + kComm * kCtas / kUnits);
+  // 60 of 108 held: 48 left, ⌈108/48⌉ = 3 waves, W + T·2/3.
+  EXPECT_NEAR(static_cast<double>(run(dp, kUnits, 60, 0, 0, kWork, true).step_ps),
+              static_cast<double>(kWork) + kComm * 2.0 / 3.0, 1.0);
+  // Compute that is not a GEMM (attention, here) keeps the units' share.
+  EXPECT_EQ(run(dp, kUnits, kCtas, 0, 0, 0, true).step_ps, kWork + kComm * kCtas / kUnits);
+  // Nothing held, nothing lost.
+  EXPECT_EQ(run({}, kUnits, kCtas, 0, 0, kWork, true).step_ps, kWork);
+}
+
+TEST(ComputeSharing, AMixedRunSlowsEachPartByItsOwnResource) {
+  // Half GEMM, half other compute-bound work, 27 of 108 units held: rate
+  // 1 / (g/(1/2) + (1 − g)/(81/108)) = 0.6 for g = ½, so W + T·0.4 (with g as a task stores it).
+  const auto r = run({collective(Stream::kDpGather, CommAxis::kDp)}, kUnits, kCtas, 0, 0, kWork / 2, true);
+  const double g = parallelism::from_gemm_share(parallelism::to_gemm_share(kWork / 2, kWork));
+  const double rate = 1.0 / (g / 0.5 + (1.0 - g) / (81.0 / 108.0));
+  EXPECT_NEAR(static_cast<double>(r.step_ps), static_cast<double>(kWork) + kComm * (1.0 - rate), 1.0);
+  EXPECT_NEAR(static_cast<double>(r.step_ps), static_cast<double>(kWork) + kComm * 0.4, 0.01 * kComm);
 }
 
 }  // namespace
