@@ -522,6 +522,15 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (!megatron.quoted.empty()) {
     out.assumptions.push_back("Megatron-LM overlap as the notes quote its run: " + megatron.quoted);
   }
+  // llm-foundry trains with PyTorch FSDP, whose matmuls are cuBLAS's defaults on all SMs
+  // (PyTorch had no SM carveout before 2025; pytorch/pytorch #143988, #144974).
+  if (system == System::kLlmFoundry) {
+    t.overlap.gemm_sm_margin = false;
+    if (s.chip.persistent_matmuls) {
+      out.assumptions.push_back("GEMMs: PyTorch's cuBLAS matmuls on all SMs (no SM carveout), so beside NCCL a "
+                                "Hopper GEMM's persistent grid runs in two waves (pytorch/pytorch #143988)");
+    }
+  }
   if (const auto micro = integer(row.at("micro_batch"))) {
     fixed.micro_batch = static_cast<int>(*micro);
     t.micro_batch = fixed.micro_batch.value();

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -344,6 +345,28 @@ TEST(Express, LlmFoundryCheckpointingStopsEarlyOnPyTorch21) {
   EXPECT_EQ(policy(foundry, "bf16 (PURE)"), Recompute::kFull);
   // Megatron's full recompute re-runs the whole layer whatever its precision.
   EXPECT_EQ(policy("Some Megatron-LM paper", "amp_bf16"), Recompute::kFull);
+}
+
+TEST(Express, LlmFoundryGemmsRunOnAllSmsBesideFsdpsCollectives) {
+  auto margin = [](const std::string& source, const std::string& hardware) {
+    const RowCase c = express(row({{"source", source}, {"hardware", hardware}, {"n_chips", "8"},
+                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
+                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
+                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
+                                   {"pp", "1"}, {"dp", "8"}, {"zero_or_fsdp", "PyTorch FSDP FULL_SHARD"},
+                                   {"recompute", "none"}, {"precision", "amp_bf16"}}),
+                              kCatalog);
+    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    const bool said = std::any_of(c.assumptions.begin(), c.assumptions.end(),
+                                  [](const std::string& a) { return a.find("two waves") != std::string::npos; });
+    return std::pair{std::get<TrainingCase>(c.what).scenario.training.overlap.gemm_sm_margin, said};
+  };
+  const std::string foundry = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
+  // PyTorch FSDP launches cuBLAS on all SMs; on Hopper the report says what that costs.
+  EXPECT_EQ(margin(foundry, "H100-SXM-80GB"), std::pair(false, true));
+  EXPECT_EQ(margin(foundry, "A100-SXM4-80GB"), std::pair(false, false));  // no persistent grids to lose a wave
+  // Megatron-LM keeps its default (Transformer Engine's SM-count target).
+  EXPECT_EQ(margin("Some Megatron-LM paper", "H100-SXM-80GB"), std::pair(true, false));
 }
 
 TEST(Express, TheLossRunsAsTheRowsSystemRunsIt) {
