@@ -10,16 +10,17 @@ Asserts:
       ran must fit", DESIGN.md §3); memory figures such as Korthikanti's Fig. 1 are not runs;
   (c) the MAPE per hardware family and per source is reported (printed);
   (d) Korthikanti et al.'s activation-memory figures (kor22-f1-*) are predicted within 5 %;
-  (e) guards: MAPE <= 6 % overall and <= 8 % for every hardware family;
+  (e) guards: MAPE <= 5 % overall and <= 8 % for every hardware family (the issue's targets);
   (f) every collective row says what ran ("collective": op, bytes, algorithm; on a GPU cluster
       NCCL's protocol and its model's time, `podsim collective --json`'s keys), and its busbw is
       the row's prediction where the metric is busbw.
 
-The guards in (e) are the accuracy reached: 5.05 % overall (guarded at 6 %), with one fitted matmul
+The guards in (e) are the targets, which the model reaches: 4.94 % overall, with one fitted matmul
 efficiency per generation (Hopper's fitted on llm-foundry's own H100 runs, none of this file's; the
-Triton attention rates derived from the FlashAttention-2 paper, docs/calibration.md). The
-per-family bound is the issue's target (<= 8 %; A100 4.2 %, H100 6.5 %, H200 1.6 %, TPU v5e 6.8 %,
-TPU v5p 5.5 %); the overall target, <= 5 %, is not reached (docs/calibration.md, "Result").
+Triton attention rates derived from the FlashAttention-2 paper, docs/calibration.md), and per
+family A100 4.2 %, H100 5.2 %, H200 1.6 %, TPU v5e 6.8 %, TPU v5p 5.5 % (docs/calibration.md,
+"Result"). The margin under 5 % is thin (4.9 points of absolute error over 88 rows): a change that
+crosses it says so here.
 """
 import sys
 
@@ -58,8 +59,8 @@ for r in fig1:
         failures.append(f"{r['id']}: activation memory {r['predicted']:.2f} GiB vs {r['measured']:.2f} (> 5 %)")
 
 # (e) guards at the accuracy reached (see the docstring)
-if report["mape"] > 0.06:
-    failures.append(f"overall MAPE {100 * report['mape']:.1f} % > 6 %")
+if report["mape"] > 0.05:
+    failures.append(f"overall MAPE {100 * report['mape']:.2f} % > 5 %")
 for family, mape in report["mape_by_family"].items():
     if mape > 0.08:
         failures.append(f"{family} MAPE {100 * mape:.1f} % > 8 %")
