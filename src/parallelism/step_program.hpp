@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string_view>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -46,10 +47,10 @@ struct Task {
   ComputeCategory category = ComputeCategory::kForward;
   CommAxis axis = CommAxis::kTp;
   CommOp op = CommOp::kAllReduce;
-  /// Compute tasks: the share of duration_ps in compute-bound GEMMs of linear layers, in
-  /// 1/kGemmShareOne (8 bits fill the byte before memory_share, so a task stays 56 bytes).
+  /// Compute tasks: the share of duration_ps in compute-bound GEMMs of linear layers, in 1/255
+  /// (8 bits fill the byte before memory_share, so a task stays 56 bytes).
   std::uint8_t gemm_share = 0;
-  /// Compute tasks: the share of duration_ps bound by HBM bandwidth, in 1/kShareOne (16 bits
+  /// Compute tasks: the share of duration_ps bound by HBM bandwidth, in 1/65535 (16 bits
   /// keep a task in 56 bytes: the executor reads one per event).
   std::uint16_t memory_share = 0;
   /// Compute tasks: their time. Collectives: framework time on their stream besides the
@@ -66,24 +67,29 @@ struct Task {
 
 static_assert(sizeof(Task) <= 56, "the executor reads a Task per event: keep it small");
 
-inline constexpr double kShareOne = 65535.0;
+/// `part` of `whole` in the unsigned integer type `Share`, whose largest value stands for all of
+/// it (0 when whole is 0): how a task stores a share of its time.
+template <typename Share>
+Share share_of(SimTime part, SimTime whole) {
+  constexpr double kOne = static_cast<double>(std::numeric_limits<Share>::max());
+  if (whole <= 0 || part <= 0) return 0;
+  if (part >= whole) return std::numeric_limits<Share>::max();
+  return static_cast<Share>(static_cast<double>(part) / static_cast<double>(whole) * kOne + 0.5);
+}
+/// A share of `Share` as a fraction in [0, 1].
+template <typename Share>
+double fraction_of(Share share) {
+  return share / static_cast<double>(std::numeric_limits<Share>::max());
+}
+
 /// `part` of `whole` as Task::memory_share stores it (0 when whole is 0).
-inline std::uint16_t to_share(SimTime part, SimTime whole) {
-  if (whole <= 0 || part <= 0) return 0;
-  if (part >= whole) return static_cast<std::uint16_t>(kShareOne);
-  return static_cast<std::uint16_t>(static_cast<double>(part) / static_cast<double>(whole) * kShareOne + 0.5);
-}
+inline std::uint16_t to_share(SimTime part, SimTime whole) { return share_of<std::uint16_t>(part, whole); }
 /// A Task::memory_share as a fraction in [0, 1].
-inline double from_share(std::uint16_t share) { return share / kShareOne; }
-inline constexpr double kGemmShareOne = 255.0;
+inline double from_share(std::uint16_t share) { return fraction_of(share); }
 /// `part` of `whole` as Task::gemm_share stores it (0 when whole is 0).
-inline std::uint8_t to_gemm_share(SimTime part, SimTime whole) {
-  if (whole <= 0 || part <= 0) return 0;
-  if (part >= whole) return static_cast<std::uint8_t>(kGemmShareOne);
-  return static_cast<std::uint8_t>(static_cast<double>(part) / static_cast<double>(whole) * kGemmShareOne + 0.5);
-}
+inline std::uint8_t to_gemm_share(SimTime part, SimTime whole) { return share_of<std::uint8_t>(part, whole); }
 /// A Task::gemm_share as a fraction in [0, 1].
-inline double from_gemm_share(std::uint8_t share) { return share / kGemmShareOne; }
+inline double from_gemm_share(std::uint8_t share) { return fraction_of(share); }
 
 /// The program of one pipeline stage. Every chip of the stage (all its data- and
 /// tensor-parallel replicas) runs the same program: the runtime simulates it once and
