@@ -42,17 +42,9 @@ void fuse_compute_runs(StageProgram& program) {
       if (merges) {
         Task& into = program.tasks[index[previous]];
         if (into.kind == TaskKind::kCompute && into.category == t.category) {
-          // The merged run's HBM-bound share: each part's, weighted by its time.
-          if (into.memory_share != t.memory_share) {
-            const double memory = from_share(into.memory_share) * static_cast<double>(into.duration_ps) +
-                                  from_share(t.memory_share) * static_cast<double>(t.duration_ps);
-            into.memory_share = to_share(static_cast<SimTime>(memory + 0.5), into.duration_ps + t.duration_ps);
-          }
-          if (into.gemm_share != t.gemm_share) {
-            const double gemm = from_gemm_share(into.gemm_share) * static_cast<double>(into.duration_ps) +
-                                from_gemm_share(t.gemm_share) * static_cast<double>(t.duration_ps);
-            into.gemm_share = to_gemm_share(static_cast<SimTime>(gemm + 0.5), into.duration_ps + t.duration_ps);
-          }
+          // The merged run's HBM-bound and GEMM shares: each part's, weighted by its time.
+          into.memory_share = merged_share(into.memory_share, into.duration_ps, t.memory_share, t.duration_ps);
+          into.gemm_share = merged_share(into.gemm_share, into.duration_ps, t.gemm_share, t.duration_ps);
           into.duration_ps += t.duration_ps;
           into.flops += t.flops;
           into.padded_flops += t.padded_flops;

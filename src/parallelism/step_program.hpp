@@ -82,6 +82,15 @@ double fraction_of(Share share) {
   return share / static_cast<double>(std::numeric_limits<Share>::max());
 }
 
+/// The share of a run of `a_ps` at share `a` followed by one of `b_ps` at share `b`: each
+/// part's, weighted by its time.
+template <typename Share>
+Share merged_share(Share a, SimTime a_ps, Share b, SimTime b_ps) {
+  if (a == b) return a;
+  const double part = fraction_of(a) * static_cast<double>(a_ps) + fraction_of(b) * static_cast<double>(b_ps);
+  return share_of<Share>(static_cast<SimTime>(part + 0.5), a_ps + b_ps);
+}
+
 /// `part` of `whole` as Task::memory_share stores it (0 when whole is 0).
 inline std::uint16_t to_share(SimTime part, SimTime whole) { return share_of<std::uint16_t>(part, whole); }
 /// A Task::memory_share as a fraction in [0, 1].

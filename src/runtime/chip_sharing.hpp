@@ -51,16 +51,17 @@ class ChipSharing {
   /// The rate (≤ 1) of a compute task whose nominal time is `memory_fraction` HBM-bound and
   /// `gemm_fraction` in compute-bound GEMMs.
   double rate(double memory_fraction, double gemm_fraction = 0) const {
-    const int free = units_ - std::min(taken_, units_ - 1);
-    const double units = units_ > 0 && taken_ > 0 ? static_cast<double>(free) / units_ : 1.0;
+    const bool held = units_ > 0 && taken_ > 0;
+    const int free = held ? units_ - std::min(taken_, units_ - 1) : units_;
+    const double units = held ? static_cast<double>(free) / units_ : 1.0;
     const double hbm = hbm_ > 0 && drawn_ > 0 ? std::max(1.0 - drawn_ / hbm_, kFairShare) : 1.0;
     if (units == 1.0 && hbm == 1.0) return 1.0;
     const double f = std::clamp(memory_fraction, 0.0, 1.0);
-    const double g = gemm_waves_ ? std::clamp(gemm_fraction, 0.0, 1.0 - f) : 0.0;
-    // ⌈U / (U − u)⌉ waves of a grid of U CTAs on the U − u SMs left.
-    const double waves = units < 1.0 ? 1.0 / static_cast<double>((units_ + free - 1) / free) : 1.0;
+    const double g = gemm_waves_ && held ? std::clamp(gemm_fraction, 0.0, 1.0 - f) : 0.0;
     if (f == 0 && g == 0) return units;
     if (f == 1) return hbm;
+    // ⌈U / (U − u)⌉ waves of a grid of U CTAs on the U − u SMs left.
+    const double waves = g > 0 ? 1.0 / static_cast<double>((units_ + free - 1) / free) : 1.0;
     return 1.0 / (f / hbm + g / waves + (1.0 - f - g) / units);
   }
 
