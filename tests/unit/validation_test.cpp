@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <utility>
 
 #include "util/error.hpp"
@@ -61,6 +62,23 @@ CsvRow row(std::map<std::string, std::string> cells) {
 }
 
 const Catalog kCatalog{PODSIM_SOURCE_DIR};
+
+/// An MPT-7B-shaped row on 8 GPUs of `hardware` (a small model: 8 layers of 1024), expressed as
+/// a training run; `zero` left empty says nothing of sharding.
+RowCase mpt_7b_on_8(const std::string& source, const std::string& hardware, const std::string& recompute,
+                         const std::string& precision, const std::string& zero = "PyTorch FSDP FULL_SHARD") {
+  std::map<std::string, std::string> cells{
+      {"source", source}, {"hardware", hardware}, {"n_chips", "8"}, {"model", "MPT (ALiBi/flash attn)"},
+      {"params", "7B"}, {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"},
+      {"seq_len", "2048"}, {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
+      {"pp", "1"}, {"dp", "8"}, {"recompute", recompute}, {"precision", precision}};
+  if (!zero.empty()) cells["zero_or_fsdp"] = zero;
+  const RowCase c = express(row(std::move(cells)), kCatalog);
+  EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+  return c;
+}
+/// The training the row of mpt_7b_on_8 runs.
+const parallelism::TrainingSpec& training_of(const RowCase& c) { return std::get<TrainingCase>(c.what).scenario.training; }
 
 TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
   // An H100 LLaMA-3 8B run on 64 GPUs with FSDP: no such row ships with podsim. It states tp,
@@ -329,15 +347,7 @@ TEST(Express, LlmFoundryRowsRunTheAttentionKernelItsScriptsRan) {
 TEST(Express, LlmFoundryCheckpointingStopsEarlyOnPyTorch21) {
   using parallelism::Recompute;
   auto policy = [](const std::string& source, const std::string& precision) {
-    const RowCase c = express(row({{"source", source}, {"hardware", "A100-SXM4-80GB"}, {"n_chips", "8"},
-                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
-                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
-                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
-                                   {"pp", "1"}, {"dp", "8"}, {"zero_or_fsdp", "PyTorch FSDP FULL_SHARD"},
-                                   {"recompute", "full activation checkpointing"}, {"precision", precision}}),
-                              kCatalog);
-    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
-    return std::get<TrainingCase>(c.what).scenario.training.recompute;
+    return training_of(mpt_7b_on_8(source, "A100-SXM4-80GB", "full activation checkpointing", precision)).recompute;
   };
   const std::string foundry = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
   // amp_bf16 tables: the pytorch:2.1.0 image; bf16 PURE tables: the 1.13.1 image re-ran everything.
@@ -349,17 +359,10 @@ TEST(Express, LlmFoundryCheckpointingStopsEarlyOnPyTorch21) {
 
 TEST(Express, LlmFoundryGemmsRunOnAllSmsBesideFsdpsCollectives) {
   auto margin = [](const std::string& source, const std::string& hardware) {
-    const RowCase c = express(row({{"source", source}, {"hardware", hardware}, {"n_chips", "8"},
-                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
-                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
-                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
-                                   {"pp", "1"}, {"dp", "8"}, {"zero_or_fsdp", "PyTorch FSDP FULL_SHARD"},
-                                   {"recompute", "none"}, {"precision", "amp_bf16"}}),
-                              kCatalog);
-    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
+    const RowCase c = mpt_7b_on_8(source, hardware, "none", "amp_bf16");
     const bool said = std::any_of(c.assumptions.begin(), c.assumptions.end(),
                                   [](const std::string& a) { return a.find("two waves") != std::string::npos; });
-    return std::pair{std::get<TrainingCase>(c.what).scenario.training.overlap.gemm_sm_margin, said};
+    return std::pair{training_of(c).overlap.gemm_sm_margin, said};
   };
   const std::string foundry = "mosaicml/llm-foundry scripts/train/benchmarking/README.md";
   // PyTorch FSDP launches cuBLAS on all SMs; on Hopper the report says what that costs.
@@ -371,14 +374,8 @@ TEST(Express, LlmFoundryGemmsRunOnAllSmsBesideFsdpsCollectives) {
 
 TEST(Express, TheLossRunsAsTheRowsSystemRunsIt) {
   auto loss = [](const std::string& source, const std::string& hardware) {
-    const RowCase c = express(row({{"source", source}, {"hardware", hardware}, {"n_chips", "8"},
-                                   {"model", "MPT (ALiBi/flash attn)"}, {"params", "7B"}, {"layers", "8"},
-                                   {"hidden", "1024"}, {"ffn_hidden", "4096"}, {"heads", "8"}, {"seq_len", "2048"},
-                                   {"vocab", "50368"}, {"global_batch_seqs", "8"}, {"micro_batch", "1"}, {"tp", "1"},
-                                   {"pp", "1"}, {"dp", "8"}, {"recompute", "none"}, {"precision", "amp_bf16"}}),
-                              kCatalog);
-    EXPECT_TRUE(std::holds_alternative<TrainingCase>(c.what)) << c.skip_reason;
-    const auto& t = std::get<TrainingCase>(c.what).scenario.training;
+    const RowCase c = mpt_7b_on_8(source, hardware, "none", "amp_bf16", "");
+    const auto& t = training_of(c);
     return std::pair{t.loss_kernel, t.train_metrics};
   };
   using workload::LossKernel;
