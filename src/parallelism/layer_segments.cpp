@@ -104,7 +104,8 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
     }
     out.back().memory_ps += t.memory_ps;
     // A linear layer's GEMM (a cuBLAS kernel on GPUs) when its FLOPs, not its bytes, set its time.
-    if (item.math == workload::MathClass::kLinear && t.memory_ps == 0 && t.padded_flops > 0) out.back().gemm_ps += t.time_ps;
+    const bool gemm = item.math == workload::MathClass::kLinear && t.memory_ps == 0 && t.padded_flops > 0;
+    if (gemm) out.back().gemm_ps += t.time_ps;
     out.back().flops += t.flops;
     out.back().padded_flops += t.padded_flops;
   }

@@ -78,7 +78,9 @@ RowCase mpt_7b_on_8(const std::string& source, const std::string& hardware, cons
   return c;
 }
 /// The training the row of mpt_7b_on_8 runs.
-const parallelism::TrainingSpec& training_of(const RowCase& c) { return std::get<TrainingCase>(c.what).scenario.training; }
+const parallelism::TrainingSpec& training_of(const RowCase& c) {
+  return std::get<TrainingCase>(c.what).scenario.training;
+}
 
 TEST(Express, ARowNeverSeenBeforeBecomesAScenario) {
   // An H100 LLaMA-3 8B run on 64 GPUs with FSDP: no such row ships with podsim. It states tp,
