@@ -154,9 +154,9 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;
   if (claim) {
-    output::write_hdf5(claim->path(),
-                       output::FileInfo{invocation.version, invocation.command_line, request.resolved_yaml, 1},
-                       {make_table(request, timings)});
+    claim->write(output::hdf5_bytes(
+        output::FileInfo{invocation.version, invocation.command_line, request.resolved_yaml, 1},
+        {make_table(request, timings)}));
   }
   if (options.json) {
     print_json(request, timings);

@@ -73,9 +73,8 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
     const std::string config_yaml = "# podsim plan: the base scenario; each layout replaces its parallelism, "
                                     "training.micro_batch and training.recompute\n" +
                                     loaded.resolved_yaml();
-    output::write_hdf5(claim->path(),
-                       output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
-                       {plan::plan_table(result)});
+    claim->write(output::hdf5_bytes(output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
+                                    {plan::plan_table(result)}));
   }
   std::cout << (options.json ? plan::plan_json(request, result) + "\n" : plan::plan_text(request, result));
 }

@@ -7,7 +7,6 @@
 
 #include "output/hdf5_reader.hpp"
 #include "output/html_report.hpp"
-#include "output/text_file.hpp"
 #include "output/text_table.hpp"
 #include "util/error.hpp"
 #include "util/input_file.hpp"
@@ -96,7 +95,7 @@ void run_report(const ReportOptions& options, const Invocation& invocation) {
     const output::StoredFile info = output::read_hdf5(options.file, "");
     output::ReportInput input{options.file, info.podsim_version, info.command_line, info.config_yaml, {}};
     for (const auto& name : names) input.tables.push_back(*output::read_hdf5(options.file, name).table);
-    output::write_text_file(claim->path(), output::html_report(input));
+    claim->write(output::html_report(input));
     std::cout << "wrote " << options.html << " (" << names.size() << " tables)\n";
     return;
   }

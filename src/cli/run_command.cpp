@@ -7,7 +7,6 @@
 #include "output/chrome_trace.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/step_text.hpp"
-#include "output/text_file.hpp"
 #include "parallelism/work_bounds.hpp"
 #include "partition/mpi_executor.hpp"
 #include "runtime/step_simulation.hpp"
@@ -42,13 +41,12 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
 
   if (claim) {
-    output::write_hdf5(claim->path(),
-                       output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml(), 1},
-                       output::step_tables(loaded.scenario, report, topo, labels));
+    claim->write(output::hdf5_bytes(
+        output::FileInfo{invocation.version, invocation.command_line, loaded.resolved_yaml(), 1},
+        output::step_tables(loaded.scenario, report, topo, labels)));
   }
   if (trace_claim) {
-    output::write_text_file(trace_claim->path(),
-                            output::chrome_trace(report, {options.trace_stages, options.trace_max_events}));
+    trace_claim->write(output::chrome_trace(report, {options.trace_stages, options.trace_max_events}));
   }
   if (invocation.prints()) {
     std::cout << (options.json ? output::step_json(loaded.scenario, report, labels) + "\n"

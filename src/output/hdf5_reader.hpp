@@ -17,7 +17,7 @@ struct StoredFile {
   std::optional<Table> table;  ///< the requested table, if the file has it
 };
 
-/// Reads `path` (written by write_hdf5): its config_yaml and the table `name`, with each
+/// Reads `path` (as hdf5_bytes builds it): its config_yaml and the table `name`, with each
 /// column's values and unit. Throws InputError if it is not a readable podsim file.
 StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name);
 

@@ -1,20 +1,14 @@
 #include "output/hdf5_writer.hpp"
 
-#include <unistd.h>
-
-
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <system_error>
 
 #include "output/hdf5_handle.hpp"
 #include "util/error.hpp"
 
 namespace podsim::output {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -172,53 +166,34 @@ void write_table(hid_t file, const Table& table) {
   write_string_attribute(dataset.get(), "description", table.description);
 }
 
-void write_file(const fs::path& path, const FileInfo& info, const std::vector<Table>& tables) {
-  const Hdf5Handle fcpl(checked(H5Pcreate(H5P_FILE_CREATE), "creating the file properties"),
-                        H5Pclose);
-  // The root group is an object too: no modification time in its header either.
-  check(H5Pset_obj_track_times(fcpl.get(), false), "disabling time tracking");
-  const Hdf5Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "creating the access properties"),
-                        H5Pclose);
-  // The temporary file is ours alone; locks only fail on file systems without flock (NFS).
-  check(H5Pset_file_locking(fapl.get(), false, true), "disabling file locking");
-  Hdf5Handle file(checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
-                          "creating " + path.string()),
-                  H5Fclose);
-  write_string_attribute(file.get(), "podsim_version", info.podsim_version);
-  write_string_attribute(file.get(), "command_line", info.command_line);
-  write_string_attribute(file.get(), "config_yaml", info.config_yaml);
-  write_int_attribute(file.get(), "schema_version", info.schema_version);
-  for (const Table& table : tables) write_table(file.get(), table);
-  if (!file.close())
-    throw SimulationError("closing " + path.string() + ": " + hdf5_error_message());
-}
-
 }  // namespace
 
-void check_output_path(const fs::path& path) {
-  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
-  const std::string prefix = "cannot write " + path.string() + ": ";
-  if (!fs::exists(dir, ec)) {
-    throw InputError(prefix + "directory " + dir.string() + " does not exist");
-  }
-  if (!fs::is_directory(dir, ec)) throw InputError(prefix + dir.string() + " is not a directory");
-  if (fs::is_directory(path, ec)) throw InputError(prefix + "it is a directory");
-}
-
-void write_hdf5(const fs::path& path, const FileInfo& info, const std::vector<Table>& tables) {
-  check_output_path(path);
-  fs::path temp = path;
-  temp += ".tmp." + std::to_string(::getpid());
+std::string hdf5_bytes(const FileInfo& info, const std::vector<Table>& tables) {
   const Hdf5Silence silence;
-  try {
-    write_file(temp, info, tables);
-    fs::rename(temp, path);
-  } catch (const std::exception& e) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    throw SimulationError("cannot write " + path.string() + ": " + e.what());
+  const Hdf5Handle fcpl(checked(H5Pcreate(H5P_FILE_CREATE), "creating the file properties"), H5Pclose);
+  // The root group is an object too: no modification time in its header either.
+  check(H5Pset_obj_track_times(fcpl.get(), false), "disabling time tracking");
+  const Hdf5Handle fapl(checked(H5Pcreate(H5P_FILE_ACCESS), "creating the access properties"), H5Pclose);
+  // The core driver builds the file in memory and never touches the disk (no backing
+  // store): the bytes go to disk through OutputClaim::write, which owns every file it writes.
+  check(H5Pset_fapl_core(fapl.get(), std::size_t{1} << 20, false), "choosing the in-memory driver");
+  const Hdf5Handle handle(checked(H5Fcreate("podsim-in-memory.h5", H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
+                                  "creating the file in memory"),
+                          H5Fclose);
+  const hid_t file = handle.get();
+  write_string_attribute(file, "podsim_version", info.podsim_version);
+  write_string_attribute(file, "command_line", info.command_line);
+  write_string_attribute(file, "config_yaml", info.config_yaml);
+  write_int_attribute(file, "schema_version", info.schema_version);
+  for (const Table& table : tables) write_table(file, table);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing the file");
+  const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+  if (size <= 0) throw SimulationError("taking the file's image: " + hdf5_error_message());
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  if (H5Fget_file_image(file, bytes.data(), bytes.size()) != size) {
+    throw SimulationError("taking the file's image: " + hdf5_error_message());
   }
+  return bytes;
 }
 
 }  // namespace podsim::output

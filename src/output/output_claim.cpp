@@ -1,12 +1,12 @@
 #include "output/output_claim.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "util/error.hpp"
 
@@ -24,93 +24,107 @@ bool same_file(const fs::path& a, const fs::path& b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/// The process id written in a lock file, or "" when it cannot be read.
-std::string lock_owner(int fd) {
-  char buf[32] = {};
-  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) return "";
-  std::string s(buf, static_cast<std::size_t>(n));
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s.find_first_not_of("0123456789") == std::string::npos ? s : "";
+/// Why a path could not be looked at, in words (errno `error`).
+std::string why_not(int error) {
+  switch (error) {
+    case ELOOP: return "it is a symbolic link that loops (too many levels of symbolic links)";
+    case ENAMETOOLONG: return "the path is too long for the file system";
+    case ENOTDIR: return "a part of its path is not a directory";
+    case EACCES: return "permission denied on a folder of its path";
+    default: return std::strerror(error);
+  }
 }
 
 }  // namespace
 
-OutputClaim::OutputClaim(const fs::path& path, std::span<const fs::path> inputs) {
-  const std::string cannot = "cannot write " + path.string() + ": ";
-  std::error_code ec;
-  const fs::file_status link = fs::symlink_status(path, ec);
-  const fs::file_status target = fs::status(path, ec);
-  if (fs::is_symlink(link) && !fs::exists(target)) {
-    throw InputError(cannot + "it is a symbolic link to a file that does not exist");
+OutputClaim::OutputClaim(const fs::path& path, std::span<const fs::path> inputs)
+    : cannot_("cannot write " + path.string() + ": ") {
+  if (path.empty()) throw InputError("cannot write an output with an empty file name: give a path, e.g. out.h5");
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0) {
+    struct stat target {};
+    if (::stat(path.c_str(), &target) != 0) {
+      if (errno == ENOENT) throw InputError(cannot_ + "it is a symbolic link to a file that does not exist");
+      throw InputError(cannot_ + why_not(errno));
+    }
+    if (S_ISDIR(target.st_mode)) throw InputError(cannot_ + "it is a directory");
+    if (!S_ISREG(target.st_mode)) {
+      throw InputError(cannot_ + "it is not a regular file (a device, pipe or socket); podsim writes results only to "
+                                 "regular files");
+    }
+    std::error_code ec;
+    path_ = fs::canonical(path, ec);
+    if (ec) throw InputError(cannot_ + ec.message());
+  } else if (errno == ENOENT) {
+    path_ = path;
+  } else {
+    throw InputError(cannot_ + why_not(errno));
   }
-  if (fs::is_directory(target)) throw InputError(cannot + "it is a directory");
-  if (fs::exists(target) && !fs::is_regular_file(target)) {
-    throw InputError(cannot + "it is not a regular file (a device, pipe or socket); podsim writes results only to "
-                              "regular files");
-  }
-  ec.clear();
-  path_ = fs::exists(target) ? fs::canonical(path, ec) : path;
-  if (ec) throw InputError(cannot + ec.message());
   for (const fs::path& input : inputs) {
     if (same_file(path_, input)) {
-      throw InputError(cannot + "it is the input file " + input.string() +
+      throw InputError(cannot_ + "it is the input file " + input.string() +
                        ", which this command reads; results go to a file of their own (e.g. -o out.h5)");
     }
   }
   const fs::path dir = path_.parent_path().empty() ? fs::path(".") : path_.parent_path();
-  if (!fs::exists(dir, ec)) throw InputError(cannot + "directory " + dir.string() + " does not exist");
-  if (!fs::is_directory(dir, ec)) throw InputError(cannot + dir.string() + " is not a directory");
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(cannot + "directory " + dir.string() + " is not writable");
-
-  lock_path_ = path_;
-  lock_path_ += ".lock";
-  // Open, lock, then check the lock file is still the one at lock_path_: a claim that ends
-  // unlinks it, and a process that opened it just before must not lock the unlinked file.
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw InputError(cannot + "cannot create its lock file " + lock_path_.string() + ": " + std::strerror(errno));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      const std::string owner = lock_owner(fd);
-      ::close(fd);
-      throw InputError(cannot + "another podsim" + (owner.empty() ? std::string() : " (process " + owner + ")") +
-                       " is writing it now (lock " + lock_path_.string() + "); wait for it, or choose another output");
-    }
-    struct stat held {};
-    struct stat named {};
-    if (::fstat(fd, &held) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
-        held.st_dev == named.st_dev) {
-      const std::string pid = std::to_string(::getpid()) + "\n";
-      if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-        // The lock holds without the pid; only the message of a refused writer is poorer.
-      }
-      lock_fd_ = fd;
-      remove_other_temporaries();
-      return;
-    }
-    ::close(fd);
+  name_ = path_.filename().string();
+  if (name_.empty() || name_ == "." || name_ == "..") throw InputError(cannot_ + "it names a directory, not a file");
+  dir_ = FileDescriptor(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_.valid()) {
+    if (errno == ENOENT) throw InputError(cannot_ + "directory " + dir.string() + " does not exist");
+    if (errno == ENOTDIR) throw InputError(cannot_ + dir.string() + " is not a directory");
+    throw InputError(cannot_ + "directory " + dir.string() + ": " + why_not(errno));
   }
-  throw InputError(cannot + "its lock file " + lock_path_.string() + " keeps changing; is another podsim starting?");
-}
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError(cannot_ + "directory " + dir.string() + " is not writable");
 
-void OutputClaim::remove_other_temporaries() const {
-  // Whoever wrote "<output>.tmp.<pid>" is gone or not writing: it would hold the lock. (A
-  // writer killed a moment ago may still exist as a zombie, so asking whether its process
-  // exists is not enough.)
-  const fs::path dir = path_.parent_path().empty() ? fs::path(".") : path_.parent_path();
-  const std::string prefix = path_.filename().string() + ".tmp.";
-  const std::string own = prefix + std::to_string(::getpid());
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name != own) fs::remove(entry.path(), ec);
+  fs::path lock_path = path_;
+  lock_path += ".lock";
+  std::optional<std::string> stale;
+  lock_ = std::make_unique<LockFile>(dir_.get(), name_ + ".lock", lock_path.string(), cannot_, stale);
+  // A killed writer's temporary, if its lock recorded one of the names podsim gives them.
+  struct stat st {};
+  if (stale && stale->rfind(name_ + ".tmp.", 0) == 0 &&
+      ::fstatat(dir_.get(), stale->c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+    ::unlinkat(dir_.get(), stale->c_str(), 0);
   }
 }
 
-OutputClaim::~OutputClaim() {
-  if (lock_fd_ < 0) return;
-  ::unlink(lock_path_.c_str());
-  ::close(lock_fd_);
+OutputClaim::~OutputClaim() = default;
+
+void OutputClaim::write(std::string_view bytes) const {
+  const std::string pid = std::to_string(::getpid());
+  std::string temp;
+  FileDescriptor fd;
+  for (int attempt = 0; attempt < 100 && !fd.valid(); ++attempt) {
+    temp = name_ + ".tmp." + pid + "." + random_name_suffix();
+    lock_->record(temp);  // recorded first: a kill from here on leaves a temporary the next claim removes
+    fd = FileDescriptor(::openat(dir_.get(), temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
+    if (!fd.valid() && errno != EEXIST) {
+      throw SimulationError(cannot_ + "cannot create a temporary file beside it: " + why_not(errno));
+    }
+  }
+  if (!fd.valid()) throw SimulationError(cannot_ + "no free name for a temporary file beside it");
+  const auto fail = [&](const std::string& why) {
+    if (names_file(dir_.get(), temp, fd.get())) ::unlinkat(dir_.get(), temp.c_str(), 0);
+    lock_->record("");
+    throw SimulationError(cannot_ + why);
+  };
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(std::strerror(n < 0 ? errno : EIO));
+    done += static_cast<std::size_t>(n);
+  }
+  // The output as it is now: whatever planted a link or a device here since the claim does
+  // not get it replaced.
+  struct stat now {};
+  if (::fstatat(dir_.get(), name_.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (S_ISLNK(now.st_mode)) fail("it became a symbolic link while podsim ran; podsim does not replace it");
+    if (!S_ISREG(now.st_mode)) fail("it became something other than a regular file while podsim ran");
+  }
+  if (!names_file(dir_.get(), temp, fd.get())) fail("its temporary file " + temp + " was replaced while podsim wrote it");
+  if (::renameat(dir_.get(), temp.c_str(), dir_.get(), name_.c_str()) != 0) fail(why_not(errno));
+  lock_->record("");
 }
 
 }  // namespace podsim::output

@@ -183,7 +183,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
     if (out.extra_tables) {
       for (auto& t : out.extra_tables(results)) tables.push_back(std::move(t));
     }
-    output::write_hdf5(claim->path(), info, tables);
+    claim->write(output::hdf5_bytes(info, tables));
   };
   ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();

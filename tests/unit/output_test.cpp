@@ -18,6 +18,7 @@
 #include "output/hdf5_reader.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
+#include "output/lock_file.hpp"
 #include "output/output_claim.hpp"
 #include "output/table.hpp"
 #include "output/text_table.hpp"
@@ -50,6 +51,11 @@ class Hdf5Writer : public ::testing::Test {
 
   fs::path dir_;
 };
+
+/// What every command does to write an HDF5 file: claim the path, then write the bytes.
+void write_hdf5(const fs::path& path, const FileInfo& file_info, const std::vector<Table>& tables) {
+  OutputClaim(path, {}).write(hdf5_bytes(file_info, tables));
+}
 
 FileInfo info() { return {"0.2.0", "podsim collective --op all-reduce", "network: {}\n", 1}; }
 
@@ -204,14 +210,13 @@ TEST_F(Hdf5Writer, MissingDirectoryIsAnInputErrorAndCreatesNothing) {
 TEST_F(Hdf5Writer, FailedWriteLeavesNoFileAndNoTemporary) {
   const fs::path path = dir_ / "out.h5";
   auto tables = sample_tables();
-  // The second table fails after the first is in the temporary file.
+  // The second table fails after the first is in the file's image.
   tables[1].reals("utilization").push_back(0.5);
   try {
     write_hdf5(path, info(), tables);
     FAIL() << "no error";
   } catch (const SimulationError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("cannot write " + path.string()), std::string::npos) << message;
     EXPECT_NE(message.find("column 'utilization' has 1"), std::string::npos) << message;
   }
   EXPECT_TRUE(dir_entries().empty());
@@ -265,15 +270,92 @@ TEST_F(Hdf5Writer, ReaderRefusesWhatIsNotAPodsimFile) {
   EXPECT_THROW(read_hdf5(dir_ / "missing.h5", "sweep"), InputError);
 }
 
-TEST_F(Hdf5Writer, AClaimRemovesTheTemporariesOfOtherWritersOfItsFileOnly) {
-  // With the lock held no other process writes out.h5: a temporary of another process id is
-  // a killed writer's, even if that process still exists (a zombie not yet reaped).
-  const std::string killed = "out.h5.tmp.1", other = "other.h5.tmp.4194305";
-  for (const auto& name : {killed, other}) std::ofstream(dir_ / name) << "x";
+TEST_F(Hdf5Writer, AClaimRemovesOnlyTheTemporaryAKilledWritersLockRecorded) {
+  // A killed podsim leaves its lock (nobody holds it now) and the temporary it recorded. The
+  // next claim takes the lock over and removes that temporary, and nothing else: not another
+  // output's temporary, not a name the lock does not record.
+  const std::string killed = "out.h5.tmp.1.abcdefgh", unrecorded = "out.h5.tmp.2.abcdefgh",
+                    other = "other.h5.tmp.4194305.abcdefgh";
+  for (const auto& name : {killed, unrecorded, other}) std::ofstream(dir_ / name) << "x";
+  std::ofstream(dir_ / "out.h5.lock") << kLockHeader << "\npid 1\ntemporary " << killed << "\n";
   OutputClaim claim(dir_ / "out.h5", {});
   auto names = dir_entries();
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"other.h5.tmp.4194305", "out.h5.lock"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"other.h5.tmp.4194305.abcdefgh", "out.h5.lock", unrecorded}));
+  // The lock is this process's now.
+  std::ifstream lock(dir_ / "out.h5.lock");
+  const std::string held{std::istreambuf_iterator<char>(lock), {}};
+  EXPECT_EQ(held, std::string(kLockHeader) + "\npid " + std::to_string(::getpid()) + "\n");
+}
+
+TEST_F(Hdf5Writer, ARecordedTemporaryOutsideTheOutputsNamesIsLeftAlone) {
+  // A lock file is data anyone could have written: the temporary it names is removed only if
+  // it is one of this output's names, and a regular file (never what a link points to).
+  std::ofstream(dir_ / "victim.txt") << "precious";
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "out.h5.tmp.1.abcdefgh");
+  std::ofstream(dir_ / "out.h5.lock") << kLockHeader << "\npid 1\ntemporary victim.txt\n";
+  { OutputClaim claim(dir_ / "out.h5", {}); }
+  std::ofstream(dir_ / "out.h5.lock") << kLockHeader << "\npid 1\ntemporary out.h5.tmp.1.abcdefgh\n";
+  { OutputClaim claim(dir_ / "out.h5", {}); }
+  EXPECT_EQ(file_bytes(dir_ / "victim.txt"), "precious");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out.h5.tmp.1.abcdefgh"));
+  EXPECT_FALSE(fs::exists(dir_ / "out.h5.lock"));
+}
+
+TEST_F(Hdf5Writer, AClaimNeverWritesThroughOrDeletesAFileItDidNotCreate) {
+  std::ofstream(dir_ / "victim.txt") << "precious";
+  const auto refusal = [&](const char* what) {
+    try {
+      OutputClaim claim(dir_ / "out.h5", {});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("claimed, with ") + what;
+  };
+  // A symbolic link at the lock name, to a file or to nothing.
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "out.h5.lock");
+  EXPECT_NE(refusal("a link").find("out.h5.lock is a symbolic link"), std::string::npos) << refusal("a link");
+  fs::remove(dir_ / "out.h5.lock");
+  fs::create_symlink(dir_ / "nowhere", dir_ / "out.h5.lock");
+  EXPECT_NE(refusal("a dangling link").find("is a symbolic link"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "nowhere"));
+  fs::remove(dir_ / "out.h5.lock");
+  // The user's own file of that name, even one holding nothing but a number.
+  std::ofstream(dir_ / "out.h5.lock") << "12345\n";
+  EXPECT_NE(refusal("a user's file").find("is not a podsim lock file"), std::string::npos);
+  EXPECT_EQ(file_bytes(dir_ / "out.h5.lock"), "12345\n");
+  fs::remove(dir_ / "out.h5.lock");
+  fs::create_directory(dir_ / "out.h5.lock");
+  EXPECT_NE(refusal("a directory").find("is not a regular file"), std::string::npos);
+  fs::remove(dir_ / "out.h5.lock");
+  EXPECT_EQ(file_bytes(dir_ / "victim.txt"), "precious");
+
+  // Links planted at every temporary name a pid-only scheme would use next: the write goes to
+  // a name of its own, and the links stay links.
+  for (int pid = ::getpid(); pid < ::getpid() + 4; ++pid) {
+    fs::create_symlink(dir_ / "victim.txt", dir_ / ("out.h5.tmp." + std::to_string(pid)));
+  }
+  write_hdf5(dir_ / "out.h5", info(), sample_tables());
+  EXPECT_EQ(file_bytes(dir_ / "victim.txt"), "precious");
+  EXPECT_FALSE(fs::is_symlink(dir_ / "out.h5"));
+  EXPECT_EQ(file_bytes(dir_ / "out.h5").substr(1, 3), "HDF");
+}
+
+TEST_F(Hdf5Writer, AnOutputThatBecomesALinkWhileClaimedIsNotReplaced) {
+  std::ofstream(dir_ / "victim.txt") << "precious";
+  OutputClaim claim(dir_ / "out.h5", {});
+  fs::create_symlink(dir_ / "victim.txt", dir_ / "out.h5");
+  try {
+    claim.write(hdf5_bytes(info(), sample_tables()));
+    FAIL() << "written through a planted link";
+  } catch (const SimulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("it became a symbolic link while podsim ran"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(file_bytes(dir_ / "victim.txt"), "precious");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out.h5"));
+  auto names = dir_entries();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"out.h5", "out.h5.lock", "victim.txt"}));  // no temporary left
 }
 
 /// The InputError message of claiming `path` with `inputs` ("" if it is claimed).
@@ -300,6 +382,10 @@ TEST_F(Hdf5Writer, ClaimRefusesInputsDevicesDirectoriesAndMissingFolders) {
   EXPECT_NE(claim_refusal(dir_ / "no" / "out.h5").find("does not exist"), std::string::npos);
   fs::create_symlink(dir_ / "nowhere", dir_ / "dangling.h5");
   EXPECT_NE(claim_refusal(dir_ / "dangling.h5").find("symbolic link to a file that does not exist"), std::string::npos);
+  fs::create_symlink(dir_ / "loop.h5", dir_ / "loop.h5");
+  EXPECT_NE(claim_refusal(dir_ / "loop.h5").find("a symbolic link that loops"), std::string::npos);
+  EXPECT_NE(claim_refusal(dir_ / (std::string(300, 'x') + ".h5")).find("too long"), std::string::npos);
+  EXPECT_NE(claim_refusal("").find("empty file name"), std::string::npos);
   std::ofstream(input) << "unchanged\n";
   EXPECT_EQ(claim_refusal(dir_ / "new.h5", {input}), "");
 }
