@@ -10,20 +10,31 @@ Checks that load() gives what h5py reads; that every figure is a PNG and a well-
 with what it promises drawn (the stacked breakdown sums to the step in every stage, each link
 in its cell, the sweep's gaps where no point is feasible, the plan's winner, busbw per size,
 the tornado's order); that a command run twice writes the same bytes; and that bad input exits
-with code 2 and one line on stderr, writing nothing. Uses Debian's python (h5py, pandas,
-matplotlib, yaml).
+with code 2 and one line on stderr, writing nothing. That includes what a user can make by
+mistake or on purpose (RefusalTest): an output that is the input itself (by name, hard or
+symbolic link), an output or input that is a link, directory, FIFO or device, a link loop, a
+name too long, and files edited with h5py to hold NaN or infinities where a figure needs a
+number, text that is not UTF-8, an empty or missing table or column, a column of the wrong
+type, a table that is not one-dimensional, a schema_version that is not an integer; each
+leaves every file as it was, prints no traceback and escapes control characters. Uses
+Debian's python (h5py, pandas, matplotlib, yaml).
 """
 import contextlib
+import hashlib
 import io
 import math
 import os
 import pathlib
 import shutil
+import signal
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
+import warnings
 import xml.etree.ElementTree as ET
 
 import h5py
@@ -284,6 +295,16 @@ class OtherFigureTest(unittest.TestCase):
                                         zip(data["step_time_s"], data["base_step_time_s"])))
         self.assertIn("whatif-test-scenario", ax.get_title())
 
+    def test_tornado_labels_a_variant_that_did_not_run(self):
+        path = Files.work / "whatif-feasible.h5"
+        shutil.copy(Files.paths["whatif"], path)
+        with h5py.File(path, "a") as f:  # ici_bandwidth -10 % did not run: no step time
+            with_column("whatif", "feasible", np.array([1, 1, 1, 0, 1, 1, 1, 1]))(f)
+            set_value("whatif", "step_time_s", 3, float("nan"))(f)
+        ax = podsim_plot.draw(podsim_plot.load(path), "tornado").axes[0]
+        self.assertEqual(len([b for b in ax.patches if b.get_height() > 0]), 7)
+        self.assertIn(" -10 %: cannot run ", [t.get_text() for t in ax.texts])
+
 
 class CommandTest(unittest.TestCase):
     """tools/plot as users run it. Each start of python with matplotlib takes a second or two,
@@ -366,6 +387,412 @@ class CommandTest(unittest.TestCase):
                     returncode = cli.main([str(a) for a in args])
                 self.check_refused(returncode, stdout.getvalue(), stderr.getvalue(), named, message)
 
+
+def sha256(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+def snapshot(folder):
+    """{name: what it is} of every entry of `folder`, links not followed: a regular file by the
+    sha256 of its bytes, a link by its target, anything else by its type. The same snapshot
+    after a command: no file written, changed, renamed or left behind."""
+    entries = {}
+    for entry in os.scandir(folder):
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISREG(mode):
+            entries[entry.name] = sha256(entry.path)
+        elif stat.S_ISLNK(mode):
+            entries[entry.name] = "link to " + os.readlink(entry.path)
+        else:
+            entries[entry.name] = stat.filemode(mode)
+    return entries
+
+
+def in_process(args):
+    """(exit code, stdout, stderr) of podsim_plot.cli.main(args) in this process: a second or
+    two faster than starting python with matplotlib. An exception escaping main() (what a user
+    would see as a traceback) fails the test that called it."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        returncode = cli.main([str(a) for a in args])
+    return returncode, stdout.getvalue(), stderr.getvalue()
+
+
+# Edits of a podsim file open in h5py, as a user could make them: each returns a function of
+# the h5py.File.
+TEXT = h5py.string_dtype("utf-8")
+
+
+def replace_table(f, name, rows):
+    """Writes the structured array `rows` as table `name`, keeping its attributes."""
+    attrs = dict(f[name].attrs)
+    del f[name]
+    table = f.create_dataset(name, data=rows)
+    for key, value in attrs.items():
+        table.attrs[key] = value
+
+
+def set_value(table, column, row, value):
+    def edit(f):
+        rows = f[table][...]
+        rows[column][row] = value
+        replace_table(f, table, rows)
+    return edit
+
+
+def retyped(table, column, dtype):
+    """The column converted to `dtype`: TEXT (numbers written as text) or a number type."""
+    def edit(f):
+        rows = f[table][...]
+        new = np.empty(len(rows), dtype=[(n, dtype if n == column else rows.dtype[n]) for n in rows.dtype.names])
+        for name in rows.dtype.names:
+            if name != column:
+                new[name] = rows[name]
+            elif dtype is TEXT:
+                new[name] = np.array([str(v).encode() for v in rows[name]], dtype=object)
+            else:
+                new[name] = rows[name].astype(dtype)
+        replace_table(f, table, new)
+    return edit
+
+
+def without_column(table, column):
+    def edit(f):
+        rows = f[table][...]
+        names = [n for n in rows.dtype.names if n != column]
+        new = np.empty(len(rows), dtype=[(n, rows.dtype[n]) for n in names])
+        for name in names:
+            new[name] = rows[name]
+        replace_table(f, table, new)
+    return edit
+
+
+def with_column(table, column, values):
+    def edit(f):
+        rows = f[table][...]
+        dtype = [*((n, rows.dtype[n]) for n in rows.dtype.names), (column, np.asarray(values).dtype)]
+        new = np.empty(len(rows), dtype=dtype)
+        for name in rows.dtype.names:
+            new[name] = rows[name]
+        new[column] = values
+        replace_table(f, table, new)
+    return edit
+
+
+def renamed_column(table, column, name):
+    def edit(f):
+        rows = f[table][...]
+        rows.dtype.names = tuple(name if n == column else n for n in rows.dtype.names)
+        replace_table(f, table, rows)
+    return edit
+
+
+def first_rows(table, count):
+    return lambda f: replace_table(f, table, f[table][...][:count])
+
+
+def reshaped(table, shape):
+    return lambda f: replace_table(f, table, f[table][...].reshape(shape))
+
+
+def attribute(key, value, dtype=None):
+    return lambda f: f.attrs.create(key, value, dtype=dtype)
+
+
+class RefusalTest(unittest.TestCase):
+    """What a user can give tools/plot, by mistake or on purpose, refused with exit code 2 and
+    one printable line `podsim_plot: error: FILE: what is wrong`: no traceback, no hang, and
+    every file in the folder as it was (the input byte for byte, no output, no temporary left).
+    Most run podsim_plot in this process; the output onto the input and the FIFO input run the
+    tools/plot wrapper as users do, with a timeout."""
+
+    def setUp(self):
+        self.folder = Files.work / f"refuse-{self._testMethodName}"
+        self.folder.mkdir()
+        self.out = self.folder / "out.png"
+
+    def copy(self, name, source="run"):
+        path = self.folder / name
+        shutil.copy(Files.paths[source], path)
+        return path
+
+    def crafted(self, name, source, *edits):
+        """A copy of a podsim file with the edits applied, as a user could with h5py."""
+        path = self.copy(name, source)
+        with h5py.File(path, "a") as f:
+            for edit in edits:
+                edit(f)
+        return path
+
+    def check_refused(self, result, named, message):
+        returncode, stdout, stderr = result
+        self.assertNotIn("Traceback", stderr)
+        self.assertEqual(returncode, 2, stderr)
+        self.assertEqual(stdout, "")
+        lines = stderr.splitlines()
+        self.assertEqual(len(lines), 1, stderr)
+        self.assertTrue(lines[0].startswith("podsim_plot: error: "), lines[0])
+        self.assertTrue(lines[0].isprintable(), f"a control character printed raw: {lines[0]!r}")
+        self.assertIn(f"{named}: ", lines[0])
+        self.assertIn(message, lines[0])
+
+    def refused(self, args, named, message):
+        """podsim_plot run in this process refuses `args`, leaving the folder as it was."""
+        before = snapshot(self.folder)
+        self.check_refused(in_process(args), named, message)
+        self.assertEqual(snapshot(self.folder), before, "a file was written, changed or left behind")
+
+    def refused_by_wrapper(self, args, named, message):
+        """tools/plot refuses `args` (run in the folder) within a minute, leaving it as it was."""
+        before = snapshot(self.folder)
+        try:
+            result = subprocess.run([str(PLOT), *map(str, args)], capture_output=True, text=True, timeout=60,
+                                    cwd=self.folder)
+        except subprocess.TimeoutExpired:
+            self.fail(f"tools/plot {' '.join(map(str, args))} still running after 60 s")
+        self.check_refused((result.returncode, result.stdout, result.stderr), named, message)
+        self.assertEqual(snapshot(self.folder), before, "a file was written, changed or left behind")
+
+    def each_refused(self, cases):
+        for args, named, message in cases:
+            with self.subTest(args=args):
+                self.refused(args, named, message)
+
+    def test_output_onto_the_input_by_the_wrapper(self):
+        self.copy("data.png")  # a podsim file named like a figure: `-o data.png` replaced it by a PNG
+        self.refused_by_wrapper(["data.png", "-o", "data.png"], "data.png", "is the same file as the input data.png")
+
+    def test_output_that_is_the_input(self):
+        run = self.copy("run.h5")
+        os.link(run, self.folder / "hard.png")
+        os.symlink("run.h5", self.folder / "soft.svg")
+        os.symlink("run.h5", self.folder / "run-links.png")  # the second default name
+        self.copy("step-breakdown.png")  # and step.h5, a link to it, would replace it by its own figure
+        os.symlink("step-breakdown.png", self.folder / "step.h5")
+        same = "is the same file as the input"
+        self.each_refused((
+            ([run, "-o", run], "run.h5", same),  # not .png: refused all the same, for what it is
+            ([run, "-o", self.folder / "." / "hard.png"], "hard.png", same),
+            ([run, "-o", self.folder / "soft.svg"], "soft.svg", same),
+            ([run], "run-links.png", same),
+            ([self.folder / "step.h5"], "step-breakdown.png", same),
+        ))
+
+    def test_output_that_is_not_a_regular_file(self):
+        run = self.copy("run.h5")
+        (self.folder / "victim.txt").write_text("not a figure\n")
+        os.symlink("victim.txt", self.folder / "link.png")
+        os.symlink("nowhere.png", self.folder / "dangling.png")
+        (self.folder / "folder.png").mkdir()
+        os.mkfifo(self.folder / "fifo.png")
+        cases = [
+            ([run, "-o", self.folder / "link.png"], "link.png", "is a symbolic link"),
+            ([run, "-o", self.folder / "dangling.png"], "dangling.png", "is a symbolic link"),
+            ([run, "-o", self.folder / "folder.png"], "folder.png", "is a directory"),
+            ([run, "-o", self.folder / "fifo.png"], "fifo.png", "is a FIFO"),
+            ([run, "-o", self.folder / ("y" * 300 + ".png")], "y.png", "cannot write (file name too long)"),
+            ([run, "-o", self.folder / "missing" / "out.png"], "out.png", "cannot write (no such file or directory)"),
+        ]
+        try:  # a device node: only where this user may make one
+            os.mknod(self.folder / "null.png", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+            cases.append(([run, "-o", self.folder / "null.png"], "null.png", "is a character device"))
+        except PermissionError:
+            pass
+        self.each_refused(cases)
+
+    def test_fifo_input_by_the_wrapper(self):
+        os.mkfifo(self.folder / "fifo.h5")  # h5py's open of it would wait for a writer forever
+        self.refused_by_wrapper(["fifo.h5", "-o", "out.png"], "fifo.h5", "is a FIFO, not a podsim result file")
+
+    def test_fifo_swapped_in_after_the_check(self):
+        os.mkfifo(self.folder / "fifo.h5")  # put at the name after the check saw a regular file
+
+        def waited(signum, frame):
+            raise TimeoutError("podsim_plot waited on a FIFO")
+        previous = signal.signal(signal.SIGALRM, waited)
+        signal.alarm(20)
+        try:
+            with unittest.mock.patch.object(os, "stat", return_value=os.stat(Files.paths["run"])):
+                self.refused([self.folder / "fifo.h5", "-o", self.out], "fifo.h5",
+                             "replaced by another file while being opened")
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+    def test_input_that_is_not_a_regular_file(self):
+        (self.folder / "folder.h5").mkdir()
+        os.symlink("loop.h5", self.folder / "loop.h5")
+        self.each_refused((
+            ([self.folder / "folder.h5", "-o", self.out], "folder.h5", "is a directory, not a podsim result file"),
+            ([self.folder / "loop.h5", "-o", self.out], "loop.h5", "too many levels of symbolic links"),
+            ([self.folder / ("x" * 300 + ".h5"), "-o", self.out], "x.h5", "file name too long"),
+            (["/dev/null", "-o", self.out], "/dev/null", "is a character device, not a podsim result file"),
+            ([self.folder / "missing.h5", "-o", self.out], "missing.h5", "no such file"),
+        ))
+
+    def test_numbers_a_figure_cannot_show(self):
+        nan, inf = float("nan"), float("inf")
+        sweep, plan = h5_tables(Files.paths["sweep"])["sweep"], h5_tables(Files.paths["plan"])["plan"]
+        feasible = int(np.flatnonzero(sweep["feasible"] == 1)[0])
+        simulated = int(np.flatnonzero(plan["verdict"] == b"simulate")[0])
+        for name, source, edit, options, message in (
+            ("breakdown", "run", set_value("breakdown", "compute_forward_s", 3, nan), [],
+             "/breakdown row 3: compute_forward_s is NaN; a finite number is needed"),
+            ("summary", "run", set_value("summary", "step_time_s", 0, 0.0), [],
+             "/summary row 0: step_time_s is 0.0; a step takes a positive time"),
+            ("links", "run", set_value("links", "utilization", 5, -inf), ["--figure", "links"],
+             "/links row 5: utilization is -inf"),
+            ("critical-path", "run", set_value("critical_path", "duration_s", 2, inf), ["--figure", "critical-path"],
+             "/critical_path row 2: duration_s is +inf"),
+            ("sweep", "sweep", set_value("sweep", "step_time_s", feasible, inf), [],
+             f"/sweep row {feasible}: step_time_s is +inf; a finite number is needed in a feasible point"),
+            ("plan", "plan", set_value("plan", "memory_peak_bytes", simulated, nan), [],
+             f"/plan row {simulated}: memory_peak_bytes is NaN; a finite number is needed for a simulated layout"),
+            ("collective", "collective", set_value("collectives", "busbw_Bps", 2, -inf), [],
+             "/collectives row 2: busbw_Bps is -inf"),
+            ("bytes", "collective", set_value("collectives", "bytes", 1, 0), [],
+             "/collectives row 1: bytes is 0; a message has a positive size"),
+            ("whatif", "whatif", set_value("whatif", "elasticity", 4, nan), [],
+             "/whatif row 4: elasticity is NaN; a finite number is needed for a variant that ran"),
+            # podsim whatif writes this when the scenario itself cannot run
+            ("whatif-base", "whatif", set_value("whatif", "base_step_time_s", 0, nan), [],
+             "/whatif row 0: base_step_time_s is NaN"),
+        ):
+            path = self.crafted(f"{name}.h5", source, edit)
+            with self.subTest(case=name):
+                self.refused([path, *options, "-o", self.out], f"{name}.h5", message)
+
+    def test_text_that_is_not_utf8(self):
+        self.each_refused((
+            ([self.crafted("scenario.h5", "run", set_value("summary", "scenario", 0, b"st\xffep")), "-o", self.out],
+             "scenario.h5", "/summary row 0: scenario is not UTF-8 text (byte 0xff at offset 2)"),
+            ([self.crafted("axis.h5", "run", set_value("links", "axis", 7, b"x\xc3")), "-o", self.out],
+             "axis.h5", "/links row 7: axis is not UTF-8 text (byte 0xc3 at offset 1)"),
+            ([self.crafted("config.h5", "run", attribute("config_yaml", b"name: \xfe\n", TEXT)), "-o", self.out],
+             "config.h5", "attribute config_yaml: not UTF-8 text (byte 0xfe at offset 6)"),
+        ))
+
+    def test_tables_that_are_not_as_written(self):
+        self.each_refused((
+            ([self.crafted("empty.h5", "run", first_rows("breakdown", 0)), "-o", self.out],
+             "empty.h5", "/breakdown has no rows"),
+            ([self.crafted("empty-collective.h5", "collective", first_rows("collectives", 0)), "-o", self.out],
+             "empty-collective.h5", "/collectives has no rows"),
+            ([self.crafted("missing.h5", "run", without_column("breakdown", "comm_tp_s")), "-o", self.out],
+             "missing.h5", "/breakdown has no column comm_tp_s"),
+            ([self.crafted("text.h5", "run", retyped("breakdown", "compute_backward_s", TEXT)), "-o", self.out],
+             "text.h5", "/breakdown column compute_backward_s: text where numbers are expected"),
+            ([self.crafted("metric.h5", "sweep", retyped("sweep", "step_time_s", TEXT)), "-o", self.out],
+             "metric.h5", "--metric step_time_s: not a numeric column of /sweep"),
+            ([self.crafted("ids.h5", "run", retyped("links", "src", "<f8")), "--figure", "links", "-o", self.out],
+             "ids.h5", "/links column src: float64 where integers are expected"),
+            ([self.crafted("2d.h5", "run", reshaped("breakdown", (4, 4))), "-o", self.out],
+             "2d.h5", "/breakdown is 2-dimensional (4, 4), not a table"),
+            ([self.crafted("schema-text.h5", "run", attribute("schema_version", "1")), "-o", self.out],
+             "schema-text.h5", "schema_version is not an integer (text '1')"),
+            ([self.crafted("schema-real.h5", "run", attribute("schema_version", 1.5)), "-o", self.out],
+             "schema-real.h5", "schema_version is not an integer (1.5)"),
+            ([self.crafted("schema-array.h5", "run", attribute("schema_version", [1, 1])), "-o", self.out],
+             "schema-array.h5", "schema_version is not an integer (an array of shape (2,))"),
+        ))
+
+    def test_control_characters_escaped(self):
+        named = self.folder / "\x1b[31mred\n.h5"  # a file name that would colour the terminal, on two lines
+        named.write_text("not HDF5\n")
+        key = "\x1b]0;owned\x07tp"  # a swept key that would retitle the terminal
+        sweep = self.crafted("keys.h5", "sweep", renamed_column("sweep", "swept_parallelism_tp", "swept_" + key))
+        self.each_refused((
+            ([named, "-o", self.out], "\\x1b[31mred\\x0a.h5", "not an HDF5 file"),
+            ([sweep, "--x", "banana", "-o", self.out], "keys.h5", "\\x1b]0;owned\\x07tp"),
+        ))
+
+    def test_text_from_the_file_drawn_as_written(self):
+        name = "\x1b[31mcost $\\frac$"  # an escape sequence, and what matplotlib would parse as TeX
+        path = self.crafted("title.h5", "run", set_value("summary", "scenario", 0, name.encode()))
+        with warnings.catch_warnings(record=True) as caught:  # a missing glyph's warning prints it raw
+            warnings.simplefilter("always")
+            returncode, _, stderr = in_process([path, "--figure", "breakdown", "-o", self.out])
+        self.assertEqual(returncode, 0, stderr)
+        self.assertEqual([str(w.message) for w in caught], [])
+        title = podsim_plot.draw(podsim_plot.load(path), "breakdown").axes[0].get_title()
+        self.assertIn("\\x1b[31mcost $\\frac$", title)
+
+
+class WriteTest(unittest.TestCase):
+    """render.write_atomically with files and links put beside its output before and while it
+    writes: it never follows, truncates or removes a file it did not create, and leaves no
+    temporary behind."""
+
+    def setUp(self):
+        self.folder = Files.work / f"write-{self._testMethodName}"
+        self.folder.mkdir()
+        self.out = self.folder / "out.png"
+        (self.folder / "victim.txt").write_text("precious\n")
+
+    def test_names_taken_by_someone_else_are_skipped(self):
+        taken = [self.folder / "out.png.tmp.link", self.folder / "out.png.tmp.file"]
+        os.symlink("victim.txt", taken[0])  # a link where the temporary would go: not followed
+        taken[1].write_text("someone else's\n")  # a file there: not truncated, not removed
+        before = snapshot(self.folder)
+        names = [*taken, self.folder / "out.png.tmp.free"]
+        with unittest.mock.patch.object(render, "_temporary_name", side_effect=names):
+            render.write_atomically(self.out, b"figure")
+        self.assertEqual(self.out.read_bytes(), b"figure")
+        self.assertEqual(snapshot(self.folder), {**before, "out.png": sha256(self.out)})
+
+    def written_while(self, change):
+        """write_atomically over an existing out.png with `change(descriptor)` run while it
+        writes (in place of os.fsync): (the error it raised, or None)."""
+        self.out.write_bytes(b"old figure")
+        fsync = os.fsync
+
+        def during(descriptor):
+            change()
+            fsync(descriptor)
+        with unittest.mock.patch.object(os, "fsync", side_effect=during):
+            try:
+                render.write_atomically(self.out, b"figure")
+            except (podsim_plot.PlotError, OSError) as error:
+                return error
+        return None
+
+    def test_link_put_at_the_output_while_writing(self):
+        def plant():
+            self.out.unlink()
+            os.symlink("victim.txt", self.out)
+        error = self.written_while(plant)
+        self.assertIsInstance(error, podsim_plot.PlotError)
+        self.assertIn("is a symbolic link", str(error))
+        self.assertEqual(snapshot(self.folder), {"victim.txt": sha256(self.folder / "victim.txt"),
+                                                 "out.png": "link to victim.txt"})
+        self.assertEqual((self.folder / "victim.txt").read_text(), "precious\n")
+
+    def test_directory_put_at_the_output_while_writing(self):
+        def plant():
+            self.out.unlink()
+            self.out.mkdir()
+        error = self.written_while(plant)
+        self.assertIsInstance(error, podsim_plot.PlotError)
+        self.assertIn("is a directory", str(error))
+        self.assertEqual(sorted(p.name for p in self.folder.iterdir()), ["out.png", "victim.txt"])
+
+    def test_failure_removes_its_own_temporary(self):
+        def disk_full():
+            raise OSError(28, "No space left on device")
+        self.assertIsInstance(self.written_while(disk_full), OSError)
+        self.assertEqual(self.out.read_bytes(), b"old figure")
+        self.assertEqual(sorted(p.name for p in self.folder.iterdir()), ["out.png", "victim.txt"])
+
+    def test_failure_leaves_a_file_put_at_the_temporary_name(self):
+        def swap():  # the temporary moved away and someone's file put at its name: not ours to remove
+            (temporary,) = self.folder.glob("out.png.tmp.*")
+            temporary.rename(self.folder / "moved")
+            temporary.write_text("someone else's\n")
+            raise OSError(28, "No space left on device")
+        self.assertIsInstance(self.written_while(swap), OSError)
+        self.assertEqual(self.out.read_bytes(), b"old figure")
+        (temporary,) = self.folder.glob("out.png.tmp.*")
+        self.assertEqual(temporary.read_text(), "someone else's\n")
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):

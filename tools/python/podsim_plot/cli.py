@@ -1,11 +1,12 @@
 """The command line: `python3 -m podsim_plot FILE.h5 [-o OUT.png|OUT.svg] [--figure NAME]
 [--x KEY] [--y KEY] [--metric COLUMN]`."""
 import argparse
+import os
 import pathlib
 import sys
 
 from . import render
-from .data import load
+from .data import load, os_reason
 from .errors import PlotError
 from .figures import Options, draw, figure_names
 
@@ -28,35 +29,64 @@ def _parser():
 
 
 def _outputs(podsim_file, args, options):
-    """[(figure name, output path, format)] to write."""
+    """[(figure name, output path, format)] to write, each checked (_check_output)."""
     if args.output:
-        fmt = render.file_format(args.output)
-        if fmt is None:
-            raise PlotError(args.output, "the output must end in .png or .svg")
         names = [args.figure] if args.figure else figure_names(podsim_file, options)[:1]
-        return [(name, pathlib.Path(args.output), fmt) for name in names]
-    names = [args.figure] if args.figure else figure_names(podsim_file, options)
-    stem = podsim_file.path.with_suffix("")
-    return [(name, stem.with_name(f"{stem.name}-{name}.png"), "png") for name in names]
+        outputs = [(name, pathlib.Path(args.output), render.file_format(args.output)) for name in names]
+    else:
+        names = [args.figure] if args.figure else figure_names(podsim_file, options)
+        stem = podsim_file.path.with_suffix("")
+        outputs = [(name, stem.with_name(f"{stem.name}-{name}.png"), "png") for name in names]
+    source = _identity(podsim_file.path)
+    for _, path, fmt in outputs:
+        _check_output(podsim_file.path, source, path, fmt)
+    return outputs
+
+
+def _identity(path):
+    """(device, inode) of a file, after links; None if it cannot be found."""
+    try:
+        status = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _check_output(source_path, source, path, fmt):
+    """PlotError for an output that is the input file itself (by device and inode, so a hard
+    link or a symbolic link to it counts, and so does a default name the input is a link to):
+    the figure would replace the data it was drawn from. Then for a name that is not .png or
+    .svg, and one where no figure may be written (render.check_writable). All before drawing,
+    so a bad output costs no time."""
+    if source is not None and _identity(path) == source:
+        raise PlotError(path, f"is the same file as the input {source_path}; the figure would replace it "
+                              f"(name another output with -o)")
+    if fmt is None:
+        raise PlotError(path, "the output must end in .png or .svg")
+    render.check_writable(path)
 
 
 def run(argv):
+    """Draws the figures `argv` asks for and writes them: every figure is drawn, and every
+    output checked, before the first file is written."""
     args = _parser().parse_args(argv)
     podsim_file = load(args.file)
     options = Options(args.x, args.y, args.metric)
     if podsim_file.kind != "sweep" and (args.x or args.y or args.metric):
         raise PlotError(podsim_file.path, f"--x, --y and --metric apply to sweep files, not to a {podsim_file.kind} file")
-    rendered = [(path, render.to_bytes(draw(podsim_file, name, options), fmt))
-                for name, path, fmt in _outputs(podsim_file, args, options)]
-    for path, data in rendered:  # every figure drawn before any file is written
+    outputs = _outputs(podsim_file, args, options)
+    rendered = [(path, render.to_bytes(draw(podsim_file, name, options), fmt)) for name, path, fmt in outputs]
+    for path, data in rendered:
         try:
             render.write_atomically(path, data)
         except OSError as error:
-            raise PlotError(path, f"cannot write ({error.strerror or error})") from None
+            raise PlotError(path, f"cannot write ({os_reason(error)})") from None
         print(path)
 
 
 def main(argv=None):
+    """The command line: 0 when every figure is written; 2, with one line on stderr naming the
+    file and what is wrong, for bad input (then no file is written)."""
     try:
         run(sys.argv[1:] if argv is None else argv)
     except PlotError as error:

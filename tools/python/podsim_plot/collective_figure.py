@@ -13,8 +13,10 @@ MARKERS = "osD^vP*Xh"
 def bandwidth(podsim_file, options):
     """A line per (op, network, group); a marker per algorithm (and NCCL protocol), so a
     change of algorithm with the size shows."""
-    table = podsim_file.table("collectives", [*SERIES, "algorithm", "protocol", "bytes",
-                                              "algbw_Bps", "busbw_Bps"], nonempty=True)
+    table = podsim_file.table("collectives", nonempty=True, text=["op", "network", "algorithm", "protocol"],
+                              finite=["group_size", "groups", "bytes", "algbw_Bps", "busbw_Bps"])
+    podsim_file.check_rows("collectives", table, "bytes", table["bytes"] > 0,
+                           "a message has a positive size (the axis is logarithmic)")
     gbps = style.scaled("B/s")[1]
     figure = Figure(figsize=(10, 6), layout="constrained")
     ax = figure.add_subplot()

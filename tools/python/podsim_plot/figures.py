@@ -2,9 +2,11 @@
 import dataclasses
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+from matplotlib.ticker import FixedFormatter
 
 from . import collective_figure, plan_figure, run_figures, sweep_figures, whatif_figure
-from .errors import PlotError
+from .errors import PlotError, printable
 from .render import settings
 
 
@@ -51,7 +53,23 @@ def draw(podsim_file, name=None, options=Options()):
         if known == name:
             with settings():
                 figure = function(podsim_file, options)
+            _printable_text(figure)
             FigureCanvasAgg(figure)  # drawn and saved with Agg, whatever the backend
             return figure
     raise PlotError(podsim_file.path, f"a {podsim_file.kind} file has no figure {name!r} "
                                       f"(it has {', '.join(n for n, _, _ in figures)})")
+
+
+def _printable_text(figure):
+    """Every text of the figure with control characters but newlines escaped (ESC as `\\x1b`):
+    text from the file (a scenario's name, a knob, a swept value) is drawn as written, but a
+    font has no glyph for them, and matplotlib's warning about that would print them raw on the
+    terminal. Tick labels are set again from their formatter when drawn, so its labels are
+    escaped too."""
+    for text in figure.findobj(Text):
+        text.set_text(printable(text.get_text(), keep="\n"))
+    for ax in figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            formatter = axis.get_major_formatter()
+            if isinstance(formatter, FixedFormatter):
+                formatter.seq = [printable(label, keep="\n") for label in formatter.seq]

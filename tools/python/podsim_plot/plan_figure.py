@@ -21,10 +21,13 @@ def plan(podsim_file, options):
     that ranked it (the best are re-simulated contention-aware), the HBM per chip as a dashed
     line, the winner (rank 1) a star. Right: how many layouts were not simulated and why;
     they have no step time or memory in /plan."""
-    table = podsim_file.table("plan", ["rank", "verdict", "network", "step_time_s", "memory_peak_bytes",
-                                       "hbm_capacity_bytes", "dp", "tp", "pp", "schedule", "virtual_stages",
-                                       "micro_batch", "zero", "recompute"], nonempty=True)
+    table = podsim_file.table("plan", nonempty=True, text=["verdict", "network", "schedule", "recompute"],
+                              numbers=["rank", "step_time_s", "memory_peak_bytes", "hbm_capacity_bytes", "dp", "tp",
+                                       "pp", "virtual_stages", "micro_batch", "zero"])
     simulated = table[table["verdict"] == "simulate"]
+    # Only the simulated layouts have a step time and memory; each of them is a point.
+    podsim_file.check_finite("plan", simulated, ["step_time_s", "memory_peak_bytes"],
+                             " for a simulated layout (verdict simulate)")
     gib = style.scaled("B")[1]
     figure = Figure(figsize=(12, 6.5), layout="constrained")
     ax, side = figure.subplots(1, 2, gridspec_kw={"width_ratios": [4, 1]})
@@ -34,6 +37,7 @@ def plan(podsim_file, options):
             ax.scatter(rows["memory_peak_bytes"] * gib, rows["step_time_s"], s=18, color=color,
                        marker=marker, alpha=0.7, label=f"simulated, ranked on the {network} network ({len(rows)})")
     capacity = table["hbm_capacity_bytes"].dropna()
+    podsim_file.check_finite("plan", capacity.to_frame(), ["hbm_capacity_bytes"])
     if len(capacity):
         ax.axvline(capacity.iloc[0] * gib, color="black", linestyle="--", linewidth=1,
                    label=f"HBM per chip ({capacity.iloc[0] * gib:.1f} GiB)")

@@ -14,7 +14,11 @@ TOP_CONTRIBUTORS = 12
 
 
 def _step(podsim_file):
-    summary = podsim_file.table("summary", ["scenario", "step_time_s", "mfu"], nonempty=True)
+    """(step time, MFU) of /summary; PlotError unless the step time is a positive number (every
+    run figure is scaled by it)."""
+    summary = podsim_file.table("summary", ["scenario"], nonempty=True, finite=["step_time_s", "mfu"])
+    podsim_file.check_rows("summary", summary, "step_time_s", summary["step_time_s"] > 0,
+                           "a step takes a positive time")
     return float(summary["step_time_s"].iloc[0]), float(summary["mfu"].iloc[0])
 
 
@@ -22,7 +26,7 @@ def breakdown(podsim_file, options):
     """Stacked bars, one per pipeline stage: the eleven time categories of /breakdown, which
     sum to the step time in every stage (the dashed line)."""
     columns = [c for c, _, _ in style.TIME_CATEGORIES]
-    table = podsim_file.table("breakdown", ["stage", "multiplicity", *columns], nonempty=True)
+    table = podsim_file.table("breakdown", nonempty=True, finite=["stage", "multiplicity", *columns])
     step, mfu = _step(podsim_file)
     figure = Figure(figsize=(10, 6), layout="constrained")
     ax = figure.add_subplot()
@@ -55,7 +59,7 @@ def has_links(podsim_file):
 def links(podsim_file, options):
     """One heatmap per link direction (x+, x-, ..., or a tier's up and down): each cell a
     directed link, coloured by its busy time / step time, all on one colour scale."""
-    table = podsim_file.table("links", ["src", "dst", "axis", "utilization"])
+    table = podsim_file.table("links", text=["axis"], integers=["src", "dst"], finite=["utilization"])
     m = machine(config.resolved(podsim_file).get("topology"), podsim_file.path)
     grids = link_grids(table, m)
     if not grids:
@@ -100,7 +104,7 @@ def links(podsim_file, options):
 def critical_path(podsim_file, options):
     """Horizontal bars: the critical path's time by (category, operation), largest first; the
     bars of every contributor sum to the step time."""
-    table = podsim_file.table("critical_path", ["category", "operation", "duration_s"], nonempty=True)
+    table = podsim_file.table("critical_path", nonempty=True, text=["category", "operation"], finite=["duration_s"])
     step, _ = _step(podsim_file)
     totals = (table.groupby(["category", "operation"], sort=True)["duration_s"]
               .agg(["sum", "count"]).sort_values("sum", ascending=False, kind="stable"))

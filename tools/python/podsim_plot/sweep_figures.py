@@ -76,7 +76,7 @@ def _metric(podsim_file, table, given):
 def grid(podsim_file, options, two_keys):
     """The metric over the chosen keys: x (--x or the first key that varies) and, as series or
     heatmap rows, y (--y or the next key that varies; with `two_keys` it must exist)."""
-    table = podsim_file.table("sweep", ["feasible"], nonempty=True)
+    table = podsim_file.table("sweep", nonempty=True, integers=["feasible"])
     keys = _swept_keys(podsim_file, table)
     if not keys:
         raise PlotError(podsim_file.path, "/sweep has no swept_ column")
@@ -94,6 +94,8 @@ def grid(podsim_file, options, two_keys):
     unit = podsim_file.units["sweep"].get(metric, "")
     better = np.nanmax if metric in HIGHER_IS_BETTER else np.nanmin
     feasible = table[table["feasible"] == 1]
+    # A feasible point without a value would be drawn as infeasible (a gap): refused instead.
+    podsim_file.check_finite("sweep", feasible, [metric], " in a feasible point (feasible = 1)")
     rows = y.values if y else [None]
     values = np.full((len(rows), len(x.values)), np.nan)
     for i, row_value in enumerate(rows):
@@ -102,7 +104,7 @@ def grid(podsim_file, options, two_keys):
             if y:
                 match &= feasible[y.column] == row_value
             points = feasible.loc[match, metric].to_numpy(dtype=float)
-            if np.any(np.isfinite(points)):
+            if len(points):
                 values[i, j] = better(points)
     shown = {x.column} | ({y.column} if y else set())
     reduced = [k.name for k in keys if k.column not in shown and len(k.values) > 1]

@@ -5,6 +5,7 @@ x + X * (y + Y * z); a multislice machine numbers its slices one after the other
 cluster numbers node n's GPUs n * chips_per_node ... and its switches after the chips.
 """
 import dataclasses
+import math
 
 import numpy as np
 
@@ -31,8 +32,22 @@ class Machine:
         return self.nodes * self.chips_per_node
 
 
+MAX_CHIPS = 1 << 24  # a cell per link per chip: a topology beyond this is not one to draw
+
+
 def machine(topology, path):
-    """The Machine of a resolved topology section (a dict from config_yaml)."""
+    """The Machine of a resolved topology section (a dict from config_yaml); PlotError for one
+    whose sizes are not whole numbers from 1 (to MAX_CHIPS chips in all)."""
+    m = _machine(topology, path)
+    sizes = [*m.dims, m.slices] if m.dims else [m.nodes, m.chips_per_node]
+    if (m.dims and len(m.wraparound) != len(m.dims)) or len(m.dims) > len(AXIS_LETTERS) \
+            or min(sizes) < 1 or math.prod(sizes) > MAX_CHIPS:
+        raise PlotError(path, f"config_yaml: a topology of {' x '.join(map(str, sizes))} is not one "
+                              f"podsim_plot can draw")
+    return m
+
+
+def _machine(topology, path):
     if not isinstance(topology, dict):
         raise PlotError(path, "config_yaml has no resolved topology")
     kind = topology.get("kind")
@@ -42,11 +57,11 @@ def machine(topology, path):
             wrap = tuple(bool(w) for w in topology.get("wraparound", [kind == "torus"] * len(dims)))
             return Machine(dims=dims, wraparound=wrap)
         if kind == "multislice":
-            inner = machine(topology["slice"], path)
+            inner = _machine(topology["slice"], path)
             return dataclasses.replace(inner, slices=int(topology["slices"]))
         if kind == "switch":
             return Machine(nodes=int(topology["nodes"]), chips_per_node=int(topology["chips_per_node"]))
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise PlotError(path, f"config_yaml: topology of kind {kind} without {error}") from None
     raise PlotError(path, f"config_yaml: topology kind {kind!r} is not one podsim_plot can draw")
 
