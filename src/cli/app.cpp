@@ -1,10 +1,12 @@
 #include "cli/app.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <iostream>
 #include <thread>
 #include <new>
+#include <optional>
 
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include "cli/collective_command.hpp"
 #include "cli/invocation.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/printable_stream.hpp"
 #include "cli/report_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sweep_command.hpp"
@@ -21,6 +24,7 @@
 #include "cli/whatif_command.hpp"
 #include "collectives/collective_spec.hpp"
 #include "util/error.hpp"
+#include "util/printable.hpp"
 #include "util/suggest.hpp"
 
 namespace podsim::cli {
@@ -30,8 +34,8 @@ namespace {
 /// Writes `line` and a newline to stderr in one write(2): under mpirun the processes share
 /// one stderr, and a message written piece by piece interleaves with another's
 /// ("podsimpodsim: …").
-void write_line(std::string line) {
-  line += '\n';
+void write_line(const std::string& message) {
+  std::string line = printable(message) + '\n';
   std::size_t done = 0;
   while (done < line.size()) {
     const ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
@@ -63,6 +67,25 @@ int report(const partition::Communicator& world, const char* kind, const std::st
   return code;
 }
 
+/// A path option given as "" would silently mean "no file": refused instead.
+const CLI::Validator kFileName(
+    [](std::string& value) { return value.empty() ? std::string("a file name cannot be empty") : std::string(); },
+    "FILE");
+
+/// CLI::Range lets NaN through (every comparison with it is false).
+CLI::Validator finite_range(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& value) {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(value, v) || !std::isfinite(v) || v < low || v > high) {
+          return "expected a number from " + CLI::detail::to_string(low) + " to " + CLI::detail::to_string(high) +
+                 ", got \"" + value + "\"";
+        }
+        return std::string();
+      },
+      "NUMBER in [" + CLI::detail::to_string(low) + " - " + CLI::detail::to_string(high) + "]");
+}
+
 /// The subcommands, for the did-you-mean of a mistyped one.
 const std::vector<std::string> kCommands{"run", "sweep", "plan", "whatif", "validate", "report", "topo", "collective"};
 
@@ -70,6 +93,7 @@ const std::vector<std::string> kCommands{"run", "sweep", "plan", "whatif", "vali
 
 int run(int argc, char** argv, const partition::Communicator& world) {
   const Invocation invocation = make_invocation(argc, argv, world);
+  const PrintableStream printable_errors(std::cerr);  // CLI11's messages repeat the arguments
   CLI::App app{"podsim: a discrete-event simulator of large-model training on accelerator pods", "podsim"};
   app.set_version_flag("--version", "podsim " + invocation.version);
   app.require_subcommand(1);
@@ -81,10 +105,12 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   RunOptions run_opts;
   CLI::App* run_cmd = app.add_subcommand("run", "Simulate one training step of a scenario: where the time goes, MFU, memory");
   run_cmd->add_option("scenario", run_opts.file, "Scenario file (configs/examples/*.yaml)")->required();
-  run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file");
+  run_cmd->add_option("--output,-o", run_opts.output_file, "Write /summary, /breakdown, /memory, /links to this HDF5 file")
+      ->check(kFileName);
   run_cmd->add_flag("--json", run_opts.json, "Print the summary as one JSON object");
   run_cmd->add_option("--trace", run_opts.trace_file,
-                      "Write the step's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev)");
+                      "Write the step's timeline as Chrome trace-event JSON (open it in ui.perfetto.dev)")
+      ->check(kFileName);
   run_cmd->add_option("--trace-stages", run_opts.trace_stages, "Only these pipeline stages in the trace, e.g. 0,15")
       ->delimiter(',')
       ->check(CLI::Range(0, 1 << 20));
@@ -106,11 +132,12 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   sweep_cmd->add_option("sweep", sweep_opts.file, "Sweep file (docs/sweep.md)")->required();
   sweep_cmd->add_option("--output,-o", sweep_opts.output_file,
                         "HDF5 file for the /sweep table; rerunning with the same file resumes")
-      ->required();
+      ->required()
+      ->check(kFileName);
   sweep_cmd->add_flag("--quiet,-q", sweep_opts.quiet, "No progress line on stderr");
   sweep_cmd->add_option("--flush-every", sweep_opts.flush_seconds,
                         "Seconds between writes of the finished rows (the whole file is rewritten atomically)")
-      ->check(CLI::Range(0.0, 86400.0))
+      ->check(finite_range(0.0, 86400.0))
       ->capture_default_str();
 
   PlanOptions plan_opts;
@@ -133,17 +160,18 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   plan_cmd->add_option("--memory-headroom", plan_opts.memory_headroom,
                        "Share of each chip's HBM a recommended layout leaves free (0.05: at most 95 % used)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 0.9));
+      ->check(finite_range(0.0, 0.9));
   plan_cmd->add_option("--micro-batches", plan_opts.micro_batches, "Micro batches to try (those dividing the batch)")
       ->delimiter(',')
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
-  plan_cmd->add_option("--output,-o", plan_opts.output_file, "Write every layout (the /plan table) to this HDF5 file");
+  plan_cmd->add_option("--output,-o", plan_opts.output_file, "Write every layout (the /plan table) to this HDF5 file")
+      ->check(kFileName);
   plan_cmd->add_flag("--json", plan_opts.json, "Print the ranked layouts as one JSON object");
   plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
   plan_cmd->add_option("--set", plan_opts.sets,
                        "Override a key of the base scenario: --set training.flash_attention=true (repeatable)");
-  plan_cmd->add_option("--root", plan_opts.root, "Repository root where names are looked up");
+  plan_cmd->add_option("--root", plan_opts.root, "Repository root where names are looked up")->check(kFileName);
 
   WhatifOptions whatif_opts;
   CLI::App* whatif_cmd = app.add_subcommand(
@@ -156,7 +184,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->capture_default_str();
   whatif_cmd->add_option("--set", whatif_opts.sets, "Override a key of the scenario first (repeatable)");
   whatif_cmd->add_option("--output,-o", whatif_opts.output_file,
-                         "Write the /whatif, /sweep and /inputs tables to this HDF5 file (rerunning resumes)");
+                         "Write the /whatif, /sweep and /inputs tables to this HDF5 file (rerunning resumes)")
+      ->check(kFileName);
   whatif_cmd->add_flag("--replan", whatif_opts.replan,
                        "Also find each variant's best layout (podsim plan, analytical network): a faster ICI can change it");
   whatif_cmd->add_flag("--json", whatif_opts.json, "Print the result as one JSON object");
@@ -165,8 +194,10 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   ValidateOptions validate_opts;
   CLI::App* validate_cmd = app.add_subcommand("validate", "Compare predictions with published measurements");
   validate_cmd->add_option("--data", validate_opts.data,
-                           "CSV in the 26-column format of configs/validation/published.csv (default: that file)");
-  validate_cmd->add_option("--root", validate_opts.root, "Repository root holding configs/ and topologies/");
+                           "CSV in the 26-column format of configs/validation/published.csv (default: that file)")
+      ->check(kFileName);
+  validate_cmd->add_option("--root", validate_opts.root, "Repository root holding configs/ and topologies/")
+      ->check(kFileName);
   validate_cmd->add_flag("--json", validate_opts.json, "Print JSON; it ends with {\"mape\", \"rows\", \"skipped\"}");
   validate_cmd->add_option("--explain", validate_opts.explain,
                            "Validate one row (its id) and print the step podsim simulated for it, as `podsim run` does");
@@ -192,7 +223,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->capture_default_str();
   coll_cmd->add_option("--network,-n", coll.args.network, "analytical (α-β, no contention) | contention (shared links)")
       ->capture_default_str();
-  coll_cmd->add_option("--output,-o", coll.output_file, "Write the results to this HDF5 file");
+  coll_cmd->add_option("--output,-o", coll.output_file, "Write the results to this HDF5 file")->check(kFileName);
   coll_cmd->add_flag("--json", coll.json, "Print JSON instead of a table");
   coll_cmd->add_flag("--stats", coll.stats, "Report the simulations split over MPI processes on stderr");
   coll_cmd->add_option("--set", coll.args.sets,
@@ -202,9 +233,11 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   ReportOptions report_opts;
   CLI::App* report_cmd = app.add_subcommand("report", "Read a podsim result file back: its tables as text, one as CSV, or its scenario");
   report_cmd->add_option("file", report_opts.file, "A file podsim wrote with -o")->required();
-  report_cmd->add_option("--csv", report_opts.csv, "Print this table (summary, breakdown, links, …) as CSV, every row");
+  report_cmd->add_option("--csv", report_opts.csv, "Print this table (summary, breakdown, links, …) as CSV, every row")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("give a table name") : std::string(); }, "TABLE"));
   report_cmd->add_option("--html", report_opts.html,
-                         "Write one self-contained HTML page of the file (figures inline, nothing fetched): send it to a colleague");
+                         "Write one self-contained HTML page of the file (figures inline, nothing fetched): send it to a colleague")
+      ->check(kFileName);
   report_cmd->add_flag("--scenario", report_opts.scenario,
                        "Print the resolved scenario the file was made from (podsim run accepts it back)");
   report_cmd->add_option("--rows", report_opts.max_rows, "Rows of a long table shown as text")
@@ -235,6 +268,14 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   }
 
   if (contention_top->count() == 0) plan_opts.contention_top = plan_opts.top;
+  // Text for a person goes through printable(); JSON, CSV and a stored scenario are data.
+  const bool machine_readable = (run_cmd->parsed() && run_opts.json) || (plan_cmd->parsed() && plan_opts.json) ||
+                                (whatif_cmd->parsed() && whatif_opts.json) ||
+                                (validate_cmd->parsed() && validate_opts.json) || (topo_cmd->parsed() && topo.json) ||
+                                (coll_cmd->parsed() && coll.json) ||
+                                (report_cmd->parsed() && (!report_opts.csv.empty() || report_opts.scenario));
+  std::optional<PrintableStream> printable_output;
+  if (!machine_readable) printable_output.emplace(std::cout);
 
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);

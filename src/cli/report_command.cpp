@@ -80,14 +80,21 @@ std::string render_text(const output::Table& t, std::size_t max_rows) {
 
 void run_report(const ReportOptions& options, const Invocation& invocation) {
   if (!invocation.prints()) return;
+  // Before anything opens it: a FIFO would block, a device never end.
+  (void)check_input_file(options.file, options.file);
   if (!is_hdf5_file(options.file)) {
-    // read_input_file says what the file is instead (missing, a directory, YAML text…).
+    // read_input_file says what the file is instead (YAML text, binary…).
     (void)read_input_file(options.file, options.file);
     throw InputError(options.file + ": not an HDF5 file; podsim report reads the results podsim writes with -o");
   }
   const std::vector<std::string> names = output::table_names(options.file);
   if (options.scenario) {
-    std::cout << output::read_hdf5(options.file, names.empty() ? "" : names.front()).config_yaml;
+    const std::string yaml = output::read_hdf5(options.file, "").config_yaml;
+    if (yaml.empty()) {
+      throw InputError(options.file + ": it holds no scenario (its config_yaml attribute is missing or empty), so "
+                                      "there is nothing to print; was the file written by podsim?");
+    }
+    std::cout << yaml;
     return;
   }
   if (!options.html.empty()) {

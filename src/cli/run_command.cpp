@@ -21,6 +21,15 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   if (const auto why = parallelism::over_budget(work, s.training); why && !options.force) {
     throw InputError(loaded.where("training.global_batch") + ": training.global_batch: " + *why);
   }
+  for (const int stage : options.trace_stages) {
+    if (stage >= s.parallel.pp) {
+      throw InputError("--trace-stages " + std::to_string(stage) + ": the pipeline has " + std::to_string(s.parallel.pp) +
+                       (s.parallel.pp == 1 ? " stage (0)" : " stages (0 to " + std::to_string(s.parallel.pp - 1) + ")"));
+    }
+  }
+  if (!options.trace_stages.empty() && options.trace_file.empty()) {
+    throw InputError("--trace-stages chooses the stages of the --trace file: give --trace FILE.json too");
+  }
   if (options.timeline && options.output_file.empty()) {
     throw InputError("--timeline writes the /timeline table into the -o file: give -o FILE.h5 too");
   }

@@ -18,11 +18,12 @@ struct StoredFile {
 };
 
 /// Reads `path` (as hdf5_bytes builds it): its config_yaml and the table `name`, with each
-/// column's values and unit. Throws InputError if it is not a readable podsim file.
+/// column's values and unit. Throws InputError if it is not a readable podsim file, or one
+/// whose schema_version is not kSchemaVersion (a newer podsim's).
 StoredFile read_hdf5(const std::filesystem::path& path, const std::string& name);
 
 /// Names of the tables (compound datasets at the root) of a podsim file, in file order.
-/// Throws InputError if it is not a readable HDF5 file.
+/// Throws InputError if it is not a readable podsim file of schema kSchemaVersion.
 std::vector<std::string> table_names(const std::filesystem::path& path);
 
 }  // namespace podsim::output

@@ -7,6 +7,7 @@
 
 #include "output/svg_chart.hpp"
 #include "runtime/time_category.hpp"
+#include "util/error.hpp"
 
 namespace podsim::output {
 
@@ -34,6 +35,52 @@ const Table* find(const ReportInput& in, const std::string& name) {
 
 bool has(const Table& t, const std::string& column) {
   return std::any_of(t.columns.begin(), t.columns.end(), [&](const Column& c) { return c.name == column; });
+}
+
+/// A column a figure reads: its name, the type it must hold ("real", "int", "text", as
+/// Column::type_name says), and whether the figure does without it.
+struct Need {
+  std::string name;
+  std::string_view type;
+  bool optional = false;
+};
+
+/// What a section reads of table `t` of `in`: throws InputError naming the file, the table and
+/// the column when `t` has fewer than `min_rows` rows, lacks a needed column, or holds another
+/// type in one. Files podsim wrote always pass; a file edited or made by hand may not, and
+/// must get a sentence rather than a crash.
+void require(const ReportInput& in, const Table& t, const std::vector<Need>& needs, std::size_t min_rows = 0) {
+  const std::string where = in.file + ": /" + t.name;
+  for (const Need& need : needs) {
+    const auto it =
+        std::find_if(t.columns.begin(), t.columns.end(), [&](const Column& c) { return c.name == need.name; });
+    if (it == t.columns.end()) {
+      if (need.optional) continue;
+      throw InputError(where + " has no column " + need.name + ", which podsim writes; the file is not one podsim "
+                       "wrote, or was edited");
+    }
+    if (it->type_name() != need.type) {
+      throw InputError(where + " column " + need.name + " holds " + std::string(it->type_name()) + " values; podsim "
+                       "writes " + std::string(need.type) + " values there");
+    }
+  }
+  if (t.rows() < min_rows) {
+    throw InputError(where + " has " + std::to_string(t.rows()) + " rows; podsim writes at least " +
+                     std::to_string(min_rows) + " (was the file edited?)");
+  }
+}
+
+/// The columns of a step's time categories, all real.
+std::vector<Need> category_needs() {
+  std::vector<Need> out;
+  for (const auto& [column, label] : categories()) out.push_back({std::string(column), "real"});
+  return out;
+}
+
+/// `needs` and then `more`.
+std::vector<Need> plus(std::vector<Need> needs, const std::vector<Need>& more) {
+  needs.insert(needs.end(), more.begin(), more.end());
+  return needs;
 }
 
 std::string fixed(double v, int digits) {
@@ -83,7 +130,13 @@ std::string section(const std::string& title, const std::string& body) {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string summary_section(const Table& s) {
+std::string summary_section(const ReportInput& in, const Table& s) {
+  require(in, s,
+          {{"step_time_s", "real"}, {"tokens_per_s", "real", true}, {"mfu", "real", true}, {"hfu", "real", true},
+           {"memory_peak_bytes", "real", true}, {"hbm_capacity_bytes", "real", true},
+           {"busiest_link_utilization", "real", true}, {"model", "text", true}, {"hardware", "text", true},
+           {"topology", "text", true}, {"mesh", "text", true}},
+          1);
   std::string cards = "<div class=\"cards\">";
   const auto card = [&](const std::string& label, const std::string& value) {
     cards += "<div class=\"card\"><div class=\"label\">" + escape(label) + "</div><div class=\"value\">" + value +
@@ -105,7 +158,8 @@ std::string summary_section(const Table& s) {
   return section("Summary", "<p>" + what + "</p>" + cards + "</div>\n");
 }
 
-std::string breakdown_section(const Table& b) {
+std::string breakdown_section(const ReportInput& in, const Table& b) {
+  require(in, b, plus(category_needs(), {{"stage", "int"}, {"total_s", "real"}}), 1);
   svg::StackedBars chart;
   chart.title = "Where the time goes, per pipeline stage (every chip of a stage alike)";
   chart.unit = "s";
@@ -121,7 +175,12 @@ std::string breakdown_section(const Table& b) {
                      checked(b, "total_s", 0, fixed(b.reals("total_s")[0], 4) + " s") + ".</p>\n");
 }
 
-std::string memory_section(const Table& m) {
+std::string memory_section(const ReportInput& in, const Table& m) {
+  require(in, m,
+          {{"stage", "int"}, {"weights_bytes", "real"}, {"gradients_bytes", "real"}, {"optimizer_bytes", "real"},
+           {"activations_bytes", "real"}, {"temporary_bytes", "real"}, {"total_bytes", "real"},
+           {"capacity_bytes", "real"}},
+          1);
   svg::StackedBars chart;
   chart.title = "Memory per chip, per stage";
   chart.unit = "GiB";
@@ -143,7 +202,8 @@ std::string memory_section(const Table& m) {
                                " per chip.</p>\n");
 }
 
-std::string critical_path_section(const Table& c) {
+std::string critical_path_section(const ReportInput& in, const Table& c) {
+  require(in, c, {{"category", "text"}, {"operation", "text"}, {"duration_s", "real"}, {"stage", "int"}});
   std::map<std::string, double> by_what;
   double total = 0;
   std::size_t longest = 0;
@@ -173,7 +233,8 @@ std::string critical_path_section(const Table& c) {
   return section("Critical path", body + "</p>\n");
 }
 
-std::string links_section(const Table& l) {
+std::string links_section(const ReportInput& in, const Table& l) {
+  require(in, l, {{"utilization", "real"}, {"link", "int"}, {"axis", "text"}, {"src", "int"}, {"dst", "int"}});
   std::vector<std::size_t> order(l.rows());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -209,7 +270,12 @@ std::string point_label(const Table& t, std::size_t row) {
   return label.empty() ? "point " + std::to_string(row) : label;
 }
 
-std::string sweep_section(const Table& s) {
+std::string sweep_section(const ReportInput& in, const Table& s) {
+  std::vector<Need> needs = plus(category_needs(), {{"feasible", "int"}, {"step_time_s", "real"}});
+  for (const auto& c : s.columns) {
+    if (c.name.rfind("swept_", 0) == 0) needs.push_back({c.name, "text"});
+  }
+  require(in, s, needs);
   std::vector<std::size_t> feasible;
   for (std::size_t r = 0; r < s.rows(); ++r) {
     if (s.ints("feasible")[r] != 0) feasible.push_back(r);
@@ -237,7 +303,10 @@ std::string sweep_section(const Table& s) {
   return section("Sweep", body + "</p>\n");
 }
 
-std::string plan_section(const Table& p) {
+std::string plan_section(const ReportInput& in, const Table& p) {
+  require(in, p,
+          {{"step_time_s", "real"}, {"memory_peak_bytes", "real"}, {"verdict", "text"}, {"rank", "int"},
+           {"dp", "int"}, {"tp", "int"}, {"pp", "int"}, {"zero", "int"}, {"network", "text"}});
   svg::Scatter chart;
   chart.title = "Every simulated layout: step time against memory per chip";
   chart.x_label = "memory per chip (GiB)";
@@ -267,7 +336,10 @@ std::string plan_section(const Table& p) {
   return section("Plan", body + "</p>\n");
 }
 
-std::string whatif_section(const Table& w) {
+std::string whatif_section(const ReportInput& in, const Table& w) {
+  require(in, w,
+          {{"knob", "text"}, {"step_change_percent", "real"}, {"change_percent", "real"}, {"base_value", "text"},
+           {"value", "text"}});
   svg::Tornado chart;
   chart.title = "Which knob buys most: the step time when one knob changes";
   chart.unit = "%";
@@ -294,7 +366,9 @@ std::string whatif_section(const Table& w) {
   return section("What if", body + "</p>\n");
 }
 
-std::string collectives_section(const Table& c) {
+std::string collectives_section(const ReportInput& in, const Table& c) {
+  require(in, c,
+          {{"op", "text"}, {"algorithm", "text"}, {"network", "text"}, {"bytes", "int"}, {"busbw_Bps", "real"}});
   svg::Scatter chart;
   chart.title = "Bus bandwidth against message size";
   chart.x_label = "bytes per chip";
@@ -344,18 +418,18 @@ std::string html_report(const ReportInput& in, std::size_t max_rows) {
                      ": " + escape(in.file) + "</title>\n<style>" + kStyle + "</style></head><body>\n<h1>podsim " +
                      escape(kind) + ": " + escape(in.file) + "</h1>\n<p class=\"meta\">written by podsim " +
                      escape(in.podsim_version) + " · <code>" + escape(in.command_line) + "</code></p>\n";
-  if (const Table* t = find(in, "summary")) page += summary_section(*t);
-  if (const Table* t = find(in, "breakdown")) page += breakdown_section(*t);
-  if (const Table* t = find(in, "critical_path")) page += critical_path_section(*t);
-  if (const Table* t = find(in, "memory")) page += memory_section(*t);
-  if (const Table* t = find(in, "links"); t != nullptr && t->rows() > 0) page += links_section(*t);
+  if (const Table* t = find(in, "summary")) page += summary_section(in, *t);
+  if (const Table* t = find(in, "breakdown")) page += breakdown_section(in, *t);
+  if (const Table* t = find(in, "critical_path")) page += critical_path_section(in, *t);
+  if (const Table* t = find(in, "memory")) page += memory_section(in, *t);
+  if (const Table* t = find(in, "links"); t != nullptr && t->rows() > 0) page += links_section(in, *t);
   if (const Table* t = find(in, "whatif")) {
-    page += whatif_section(*t);
+    page += whatif_section(in, *t);
   } else if (const Table* s = find(in, "sweep")) {
-    page += sweep_section(*s);
+    page += sweep_section(in, *s);
   }
-  if (const Table* t = find(in, "plan")) page += plan_section(*t);
-  if (const Table* t = find(in, "collectives")) page += collectives_section(*t);
+  if (const Table* t = find(in, "plan")) page += plan_section(in, *t);
+  if (const Table* t = find(in, "collectives")) page += collectives_section(in, *t);
   std::string tables;
   for (const auto& t : in.tables) tables += table_html(t, max_rows);
   page += section("Tables", tables);

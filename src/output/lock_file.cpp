@@ -148,6 +148,10 @@ LockFile::LockFile(int dir, const std::string& name, const std::string& shown, c
     }
     const std::optional<LockContents> found = parse(read_head(existing.get()));
     if (::flock(existing.get(), LOCK_EX | LOCK_NB) != 0) {
+      if (found && found->pid == pid) {
+        throw InputError(cannot + "this command writes it already, as another of its outputs (-o, --trace, --html "
+                                  "each need a file of their own)");
+      }
       const std::string owner = found ? " (process " + found->pid + ")" : std::string();
       throw InputError(cannot + "another podsim" + owner + " is writing it now (lock " + shown +
                        "); wait for it, or choose another output");

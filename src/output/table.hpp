@@ -75,12 +75,15 @@ struct Table {
   const std::vector<std::string>& texts(std::string_view column_name) const;
 };
 
+/// The version of the file layout this podsim writes and reads (docs/output-schema.md).
+inline constexpr std::int64_t kSchemaVersion = 1;
+
 /// Root attributes of every podsim file.
 struct FileInfo {
   std::string podsim_version;
   std::string command_line;
   std::string config_yaml;  ///< the fully resolved configuration
-  std::int64_t schema_version = 1;
+  std::int64_t schema_version = kSchemaVersion;
 };
 
 }  // namespace podsim::output

@@ -1,5 +1,9 @@
 #include "util/input_file.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -21,7 +25,36 @@ bool starts_with_hdf5(const std::string& bytes) {
 
 }  // namespace
 
+std::uintmax_t check_input_file(const fs::path& file, const std::string& shown) {
+  const std::string cannot = shown + ": cannot open: ";
+  if (file.empty()) throw InputError("cannot open a file with an empty name: give a path");
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {  // follows symbolic links
+    switch (errno) {
+      case ENOENT: {
+        struct stat link {};
+        throw InputError(cannot + (::lstat(file.c_str(), &link) == 0 ? "it is a symbolic link to a file that does not exist"
+                                                                     : "no such file"));
+      }
+      case ELOOP: throw InputError(cannot + "it is a symbolic link that loops (too many levels of symbolic links)");
+      case ENAMETOOLONG: throw InputError(cannot + "the path is too long for the file system");
+      case ENOTDIR: throw InputError(cannot + "a part of its path is not a directory");
+      case EACCES: throw InputError(cannot + "permission denied on a folder of its path");
+      default: throw InputError(cannot + std::strerror(errno));
+    }
+  }
+  if (S_ISDIR(st.st_mode)) throw InputError(cannot + "it is a directory");
+  if (!S_ISREG(st.st_mode)) {
+    // /dev/zero would be read until memory runs out; a FIFO would block forever.
+    throw InputError(cannot + "it is not a regular file (a device, pipe or socket); podsim reads only files");
+  }
+  if (::access(file.c_str(), R_OK) != 0) throw InputError(cannot + "permission denied");
+  return static_cast<std::uintmax_t>(st.st_size);
+}
+
 bool is_hdf5_file(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // never opens a FIFO or device
   std::ifstream in(file, std::ios::binary);
   std::string head(kSignatureBytes, '\0');
   if (!in.read(head.data(), static_cast<std::streamsize>(head.size()))) return false;
@@ -30,16 +63,7 @@ bool is_hdf5_file(const fs::path& file) {
 
 std::string read_input_file(const fs::path& file, const std::string& shown, std::uintmax_t max_bytes) {
   const std::string cannot = shown + ": cannot open: ";
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);  // follows symbolic links
-  if (ec || !fs::exists(status)) throw InputError(cannot + "no such file");
-  if (fs::is_directory(status)) throw InputError(cannot + "it is a directory");
-  if (!fs::is_regular_file(status)) {
-    // /dev/zero would be read until memory runs out; a FIFO would block forever.
-    throw InputError(cannot + "it is not a regular file (a device, pipe or socket); podsim reads only files");
-  }
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) throw InputError(cannot + "permission denied or unreadable");
+  const std::uintmax_t size = check_input_file(file, shown);
   if (size > max_bytes) {
     throw InputError(cannot + "it is " + units::format_bytes(static_cast<double>(size)) + "; podsim reads input files of up to " +
                      units::format_bytes(static_cast<double>(max_bytes)));

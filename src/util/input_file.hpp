@@ -18,13 +18,20 @@ inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{16} << 20;
 /// The first bytes of every HDF5 file written without a user block (podsim's are).
 inline constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";
 
+/// Checks that `file` can be read as an input before anything opens it: throws InputError
+/// "<shown>: cannot open: …" when it is missing, a dangling or looping symbolic link, too
+/// long a path, a directory, not a regular file (a device, pipe or socket: opening a FIFO
+/// would block), or unreadable. Returns its size in bytes.
+std::uintmax_t check_input_file(const std::filesystem::path& file, const std::string& shown);
+
 /// The whole of `file` (shown as `shown` in messages). Throws InputError
 /// "<shown>: cannot open: …" when it is missing, a directory, not a regular file (a device,
 /// pipe or socket), unreadable, larger than `max_bytes`, an HDF5 file, or holds a NUL byte.
 std::string read_input_file(const std::filesystem::path& file, const std::string& shown,
                             std::uintmax_t max_bytes = kMaxInputFileBytes);
 
-/// True when `file` starts with the HDF5 signature (false if it cannot be read).
+/// True when `file` is a regular file that starts with the HDF5 signature (false if it
+/// cannot be read; a FIFO or device is never opened).
 bool is_hdf5_file(const std::filesystem::path& file);
 
 }  // namespace podsim

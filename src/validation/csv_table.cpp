@@ -2,10 +2,8 @@
 
 #include <cctype>
 
-#include <fstream>
-#include <sstream>
-
 #include "util/error.hpp"
+#include "util/input_file.hpp"
 #include "util/suggest.hpp"
 
 namespace podsim::validation {
@@ -89,11 +87,7 @@ std::vector<Record> parse(const std::string& text, const std::string& shown) {
 
 std::vector<CsvRow> read_csv(const std::filesystem::path& file, const std::vector<std::string>& required) {
   const std::string shown = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(shown + ": cannot open: no such file or unreadable");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::vector<Record> records = parse(buffer.str(), shown);
+  const std::vector<Record> records = parse(read_input_file(file, shown), shown);
   if (records.empty()) throw InputError(shown + ":1: the file is empty; expected a header line");
   const std::vector<std::string>& header = records.front().fields;
   for (const auto& column : required) {

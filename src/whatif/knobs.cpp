@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "util/error.hpp"
 #include "util/suggest.hpp"
@@ -80,14 +81,20 @@ std::vector<std::string> default_knob_keys(const std::map<std::string, std::stri
 
 std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, const std::vector<std::string>& keys,
                              double step) {
+  if (keys.size() > kMaxKnobs) {
+    throw InputError("--knobs: " + std::to_string(keys.size()) + " knobs; a study varies at most " +
+                     std::to_string(kMaxKnobs) + " (each costs two simulations)");
+  }
   std::vector<std::string> known;
   for (const auto& [key, value] : scalars) known.push_back(key);
   std::vector<Knob> knobs;
+  std::set<std::string> named;
   for (const auto& key : keys) {
     const auto it = scalars.find(key);
     if (it == scalars.end()) {
       throw InputError("--knobs: " + key + " is not a key of the scenario" + did_you_mean(key, known));
     }
+    if (!named.insert(key).second) throw InputError("--knobs: " + key + " is named twice; name each knob once");
     Knob k;
     k.key = key;
     k.base = it->second;

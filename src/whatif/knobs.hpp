@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,9 +34,15 @@ std::optional<std::pair<std::string, double>> scaled(const std::string& text, do
 /// matmul tile, the host input rate when one is set, and the micro batch.
 std::vector<std::string> default_knob_keys(const std::map<std::string, std::string>& scalars);
 
+/// Knobs a study varies at most: each costs two simulations (and two plans with --replan).
+/// The default list has about 15; a scenario has some 50–150 numeric keys.
+inline constexpr std::size_t kMaxKnobs = 200;
+
 /// Knobs for `keys` at ±`step` (0.1: 10 % down and up); whole-number knobs (the matmul tile,
 /// the micro batch, any integer-valued key) are halved and doubled instead. Throws
-/// InputError naming a key that is not in the scenario or whose value is not a number.
+/// InputError naming a key that is not in the scenario, whose value is not a number, or
+/// that is named twice (its second row would compare the variant with itself), and when
+/// there are more than kMaxKnobs keys.
 std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, const std::vector<std::string>& keys,
                              double step);
 

@@ -13,11 +13,13 @@ The case file's leading comment lines say what to run and what must happen:
     # device: /dev/full                a path that must still be a character device after
     # setup: <python statement>        run before podsim, with `work` and `case` defined
                                        (e.g. to write a 20 MiB file); repeatable
+    # why: <text>                      what podsim once did with this input (not checked)
 
 Placeholders: {case} the case file, {out} WORK_DIR/out.h5, {work} WORK_DIR, {root} the
 repository. Every run must also: print "podsim: error: " (or "podsim: simulation failed: ")
 at the start of stderr, on one line per message; leave no {out}, no *.tmp.* and no *.lock
-file in WORK_DIR. Exit status 0 when every check holds; else the failures, and 1.
+file in WORK_DIR; hold no raw control character on stderr. Exit status 0 when every check
+holds; else the failures, and 1.
 """
 import hashlib
 import os
@@ -70,6 +72,8 @@ def main():
     for fragment in header["expect"]:
         if fill(fragment) not in err:
             problems.append(f"stderr does not contain: {fill(fragment)}")
+    if any(ch < " " and ch not in "\n\t" for ch in err) or "\x7f" in err:
+        problems.append("stderr holds a raw control character (terminal escape codes must be shown escaped)")
     if "podsimpodsim" in err:
         problems.append("two messages ran into one line")
     for path, was in before.items():

@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/byte_buffer.hpp"
 #include "util/checked.hpp"
 #include "util/input_file.hpp"
+#include "util/printable.hpp"
 #include "util/sha256.hpp"
 #include "util/error.hpp"
 #include "util/expression.hpp"
@@ -245,6 +247,42 @@ TEST_F(InputFiles, OnlyBoundedRegularTextFilesAreRead) {
   std::ofstream(dir_ / "r.h5", std::ios::binary) << std::string(kHdf5Signature, 8) << "rest";
   EXPECT_TRUE(is_hdf5_file(dir_ / "r.h5"));
   EXPECT_NE(refusal(dir_ / "r.h5").find("f: this is an HDF5 file (a podsim result?)"), std::string::npos);
+}
+
+TEST_F(InputFiles, EveryReasonAPathCannotBeOpenedIsNamed) {
+  namespace fs = std::filesystem;
+  fs::create_symlink(dir_ / "loop-b", dir_ / "loop-a");
+  fs::create_symlink(dir_ / "loop-a", dir_ / "loop-b");
+  EXPECT_EQ(refusal(dir_ / "loop-a"),
+            "f: cannot open: it is a symbolic link that loops (too many levels of symbolic links)");
+  fs::create_symlink(dir_ / "gone", dir_ / "dangling");
+  EXPECT_EQ(refusal(dir_ / "dangling"), "f: cannot open: it is a symbolic link to a file that does not exist");
+  EXPECT_EQ(refusal(dir_ / (std::string(300, 'x') + ".yaml")), "f: cannot open: the path is too long for the file system");
+  std::ofstream(dir_ / "file") << "a: 1\n";
+  EXPECT_EQ(refusal(dir_ / "file" / "under.yaml"), "f: cannot open: a part of its path is not a directory");
+  EXPECT_EQ(refusal(""), "cannot open a file with an empty name: give a path");
+  // A FIFO is refused without being opened: opening it would block until a writer came.
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(refusal(dir_ / "fifo"), "f: cannot open: it is not a regular file (a device, pipe or socket); podsim reads only files");
+  EXPECT_FALSE(is_hdf5_file(dir_ / "fifo"));
+}
+
+TEST(Printable, LeavesTextAloneAndShowsWhatATerminalWouldActOn) {
+  EXPECT_EQ(printable("gpt3-175b · tpu-v4 (4096 chips) × µ\ttab\nline"), "gpt3-175b · tpu-v4 (4096 chips) × µ\ttab\nline");
+  // ESC [ 2 J clears the screen; BEL rings; DEL; a carriage return overwrites the line.
+  EXPECT_EQ(printable("\x1b[2Jname\x07\x7f\r"), "\\x1b[2Jname\\x07\\x7f\\x0d");
+  // C1 controls (CSI as U+009B) and the right-to-left override are valid UTF-8 but act or reorder.
+  EXPECT_EQ(printable("a\xc2\x9b" "2Jb\xe2\x80\xae" "c"), "a\\u009b2Jb\\u202ec");
+  // Invalid UTF-8: a stray continuation byte, a truncated sequence, an overlong '/', a
+  // surrogate, and a code point beyond U+10FFFF, each byte shown.
+  EXPECT_EQ(printable("\x80"), "\\x80");
+  EXPECT_EQ(printable("ok\xe2\x82"), "ok\\xe2\\x82");
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+  // Four-byte UTF-8 is fine.
+  EXPECT_EQ(printable("\xf0\x9f\x9a\x80"), "\xf0\x9f\x9a\x80");
 }
 
 }  // namespace
