@@ -23,6 +23,7 @@
 #include "cli/validate_command.hpp"
 #include "cli/whatif_command.hpp"
 #include "collectives/collective_spec.hpp"
+#include "partition/agreement.hpp"
 #include "util/error.hpp"
 #include "util/printable.hpp"
 #include "util/suggest.hpp"
@@ -243,6 +244,15 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   report_cmd->add_option("--rows", report_opts.max_rows, "Rows of a long table shown as text")
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 30));
+
+  // Processes started with different commands (mpiexec … : …) would wait for each other
+  // forever: they agree on the command before anything else.
+  try {
+    partition::require_agreement(world, "the command they run",
+                                 {{"podsim version", invocation.version}, {"command", invocation.arguments}});
+  } catch (const InputError& e) {
+    return report(world, "error: ", e.what(), kExitBadInput, true);
+  }
 
   // Said before CLI11 parses: it would call a mistyped command "an extra argument", and
   // no command at all "A subcommand is required".

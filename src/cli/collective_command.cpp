@@ -135,6 +135,7 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
 void run_collective(const CollectiveOptions& options, const Invocation& invocation) {
   // Everything is validated before the first simulation starts.
   const config::CollectiveRequest request = config::load_collective_request(options.args);
+  require_same_inputs(request.inputs, invocation);
   const topology::Topology topo(request.topology);
   std::vector<int> axes;
   for (const auto& name : request.axes) axes.push_back(*topo.axis_index(name));

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "partition/agreement.hpp"
+
 namespace podsim::cli {
 
 namespace {
@@ -38,6 +40,11 @@ std::unique_ptr<output::OutputClaim> claim_output(const std::string& output_file
   return std::make_unique<output::OutputClaim>(output_file, paths);
 }
 
+void require_same_inputs(const std::vector<config::InputRecord>& inputs, const Invocation& invocation) {
+  if (invocation.world == nullptr || invocation.world->size() == 1) return;
+  partition::require_agreement(*invocation.world, "their input files", config::content_digests(inputs));
+}
+
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world) {
   Invocation inv;
   inv.version = PODSIM_VERSION;
@@ -45,6 +52,8 @@ Invocation make_invocation(int argc, char** argv, const partition::Communicator&
   for (int i = 0; i < argc; ++i) {
     if (i > 0) inv.command_line += ' ';
     inv.command_line += shell_quote(argv[i]);
+    if (i > 1) inv.arguments += ' ';
+    if (i > 0) inv.arguments += shell_quote(argv[i]);
   }
   return inv;
 }

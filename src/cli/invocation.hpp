@@ -15,6 +15,7 @@ namespace podsim::cli {
 struct Invocation {
   std::string version;       ///< podsim's version
   std::string command_line;  ///< argv joined, each argument shell-quoted when needed
+  std::string arguments;     ///< the same without argv[0] (which may differ between processes)
   const partition::Communicator* world = nullptr;  ///< every command prints and writes on process 0 only
 
   bool prints() const { return world == nullptr || world->root(); }
@@ -30,6 +31,11 @@ void report_parallel_stats(const partition::ParallelStats& stats, const Invocati
 std::unique_ptr<output::OutputClaim> claim_output(const std::string& output_file,
                                                   const std::vector<config::InputRecord>& inputs,
                                                   const Invocation& invocation);
+
+/// Throws InputError on every process, naming the first difference, unless all processes
+/// of the invocation read the same `inputs` (by content): call after reading them, before
+/// any work the processes share (partition::require_agreement).
+void require_same_inputs(const std::vector<config::InputRecord>& inputs, const Invocation& invocation);
 
 /// Builds the Invocation of `argv` run by the processes of `world`.
 Invocation make_invocation(int argc, char** argv, const partition::Communicator& world);

@@ -58,6 +58,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   const auto overrides = config::parse_overrides(options.sets);
   check_sets(overrides);
   const config::LoadedScenario loaded = config::compose_scenario(parts, overrides);
+  require_same_inputs(loaded.inputs, invocation);
   const auto claim = claim_output(options.output_file, loaded.inputs, invocation);
 
   plan::PlanOptions run;

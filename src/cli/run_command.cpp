@@ -16,6 +16,7 @@ namespace podsim::cli {
 
 void run_scenario(const RunOptions& options, const Invocation& invocation) {
   const config::LoadedScenario loaded = config::load_scenario(options.file, config::parse_overrides(options.sets));
+  require_same_inputs(loaded.inputs, invocation);
   const runtime::Scenario& s = loaded.scenario;
   const auto work = parallelism::estimate_work(s.model, s.parallel, s.training);
   if (const auto why = parallelism::over_budget(work, s.training); why && !options.force) {

@@ -12,6 +12,7 @@ namespace podsim::cli {
 void run_sweep_command(const SweepOptions& options, const Invocation& invocation) {
   // Every process reads and checks the sweep: bad axes fail here, before any work.
   const config::LoadedSweep sweep = config::load_sweep(options.file);
+  require_same_inputs(sweep.inputs, invocation);
   const sweep::SweepSummary s = sweep::run_sweep(
       sweep, sweep::SweepOutput{options.output_file, invocation.version, invocation.command_line, !options.quiet,
                          options.flush_seconds, {}},

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace podsim::config {
@@ -17,5 +18,10 @@ struct InputRecord {
 
 /// Appends the records of `more` that `into` does not hold yet (same path), keeping order.
 void merge_inputs(std::vector<InputRecord>& into, const std::vector<InputRecord>& more);
+
+/// Each input as (its name in messages, the SHA-256 of its bytes), in order: the digest it
+/// was read with, or of the file read again when it was read without one. What the
+/// processes of a run compare before they work (partition/agreement.hpp).
+std::vector<std::pair<std::string, std::string>> content_digests(const std::vector<InputRecord>& inputs);
 
 }  // namespace podsim::config

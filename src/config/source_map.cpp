@@ -18,14 +18,6 @@ bool SourceMap::is_default(const std::string& path) const {
   return false;
 }
 
-void merge_inputs(std::vector<InputRecord>& into, const std::vector<InputRecord>& more) {
-  for (const InputRecord& m : more) {
-    bool known = false;
-    for (const InputRecord& i : into) known = known || i.path == m.path;
-    if (!known) into.push_back(m);
-  }
-}
-
 std::string join_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }

@@ -7,6 +7,7 @@
 #include "config/document.hpp"
 #include "config/scalar_values.hpp"
 #include "config/scenario_config.hpp"
+#include "partition/agreement.hpp"
 #include "plan/plan_run.hpp"
 #include "util/error.hpp"
 
@@ -217,6 +218,7 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
   std::vector<config::InputRecord> inputs;
   const auto scalars =
       config::scalar_values(config::load_scenario(request.scenario, request.sets, true, inputs).resolved_yaml());
+  partition::require_agreement(comm, "their input files", config::content_digests(inputs));
   const auto keys = request.knobs.empty() ? default_knob_keys(scalars) : request.knobs;
   std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
   if (knobs.empty()) throw InputError(config::display_name(request.scenario) + ": no knob to vary");
