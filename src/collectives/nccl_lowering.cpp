@@ -31,10 +31,6 @@ namespace {
 using nccl::Algo;
 using nccl::Proto;
 
-constexpr int kMaxPieces = 64;
-// Trees: NCCL pipelines them in chunks of one step; podsim follows up to this many
-// transfers per tree collective (pieces × trees × 2 sends per chip), then uses larger pieces.
-constexpr double kTreeTransferBudget = 1 << 19;
 constexpr std::uint64_t kNvlsChannels = 16;  // NCCL_NVLS_NCHANNELS default
 constexpr double kNvlsWire = 6.0 / 5.0;     // tuning.cc: NVLS bus-to-algorithm ratio 5/6
 
@@ -255,7 +251,7 @@ void lower_broadcast(Context& c) {
   // A pipelined chain from the first chip through the ring order, in NCCL steps.
   std::vector<VertexId> order;
   for (const auto& node : c.nodes) order.insert(order.end(), node.begin(), node.end());
-  const int p = pieces(c.bytes, step_data_bytes(c.proto));
+  const int p = broadcast_pieces(c.bytes, c.proto);
   const double piece = c.bytes / p;
   const double rate = c.bus_Bps(Algo::kRing);
   std::vector<TransferIndex> got(order.size());
@@ -387,9 +383,7 @@ void lower_tree(Context& c) {
     }
   }
   const double per_tree = c.bytes / static_cast<double>(parent.size());
-  const double chips = static_cast<double>(n_nodes) * g;
-  const int cap = static_cast<int>(std::clamp(kTreeTransferBudget / (2.0 * chips * static_cast<double>(parent.size())), 4.0, 2048.0));
-  const int p = pieces(per_tree, step_data_bytes(c.proto), cap);
+  const int p = tree_pieces(per_tree, c.proto, static_cast<double>(n_nodes) * g, static_cast<double>(parent.size()));
   run_trees(c, parent, per_tree, p, c.bus_Bps(Algo::kTree),
             us(nccl::hop_latency_us(Algo::kTree, c.proto, false)), us(nccl::hop_latency_us(Algo::kTree, c.proto, true)));
 }
@@ -537,6 +531,13 @@ void lower_collnet(Context& c) {
 }
 
 }  // namespace
+
+int tree_pieces(double per_tree, Proto p, double chips, double trees) {
+  const int cap = static_cast<int>(std::clamp(kTreeTransferBudget / (2.0 * chips * trees), 4.0, 2048.0));
+  return pieces(per_tree, step_data_bytes(p), cap);
+}
+
+int broadcast_pieces(double bytes, Proto p) { return pieces(bytes, step_data_bytes(p)); }
 
 std::optional<nccl::System> nccl_system(const topology::Topology& topo, const Group& group) {
   const auto& spec = topo.collectives().nccl;

@@ -5,6 +5,7 @@
 #include "collectives/collective_timing.hpp"
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
+#include "collectives/transfer_estimate.hpp"
 #include "topology/topology.hpp"
 #include "util/error.hpp"
 
@@ -244,6 +245,76 @@ TEST(TwistedTorus, ALineAlongAShortAxisIsAnOpenLineOnBothNetworks) {
     EXPECT_LE(t.max_link_utilization, 1.0 + 1e-9);
     EXPECT_FALSE(t.link_bound);
   }
+}
+
+TEST(TransferEstimate, CountsWhatEachLoweringBuildsWithoutBuildingIt) {
+  // Every algorithm and operation on tori (wrapped, open, odd, twisted-free), a multislice
+  // pod and GPU clusters (with and without NCCL): the estimate is the schedule's size
+  // exactly for podsim's own lowerings, and at least it (at most 64 times: pieces at their
+  // caps) for NCCL's. Groups are lowered one alone (as the analytical network does) and all
+  // together (as the contention network does).
+  topology::TopologySpec nccl_spec{"n", topology::SwitchSpec{8, 8, {370.8e9, 300'000}, {47e9, 1'350'000}, {}}};
+  nccl_spec.collectives.nccl = topology::NcclSpec{topology::GpuArch::kHopper, true, true, 5'000'000};
+  topology::TopologySpec one_node{"n1", topology::SwitchSpec{1, 8, {370.8e9, 300'000}, {47e9, 1'350'000}, {}}};
+  one_node.collectives.nccl = topology::NcclSpec{topology::GpuArch::kHopper, true, false, 5'000'000};
+  const std::vector<topology::Topology> layouts{
+      grid({4, 3, 2}, {true, true, false}),
+      grid({5, 4}, {true, false}),
+      grid({8}, {true}),
+      topology::Topology(topology::TopologySpec{
+          "ms", topology::MultisliceSpec{3, topology::GridSpec{{4, 4}, {true, true}, false, {45e9, 1'000'000}},
+                                         {3.125e9, 10'000'000}}}),
+      topology::Topology(topology::TopologySpec{"g", topology::SwitchSpec{3, 4, {300e9, 1'000'000}, {25e9, 3'000'000}}}),
+      topology::Topology(nccl_spec),
+      topology::Topology(one_node)};
+  int compared = 0;
+  for (const auto& topo : layouts) {
+    std::vector<std::vector<int>> axis_sets{{0}};
+    std::vector<int> all;
+    for (std::size_t a = 0; a < topo.axes().size(); ++a) all.push_back(static_cast<int>(a));
+    axis_sets.push_back(all);
+    if (topo.axes().size() > 1) axis_sets.push_back({1});
+    for (const auto& axes : axis_sets) {
+      const auto groups = make_groups(topo, axes);
+      if (groups.front().size() < 2) continue;
+      for (Op op : {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll, Op::kBroadcast, Op::kSendRecv}) {
+        for (Algorithm a : {Algorithm::kAuto, Algorithm::kRing, Algorithm::kBidirectionalRing, Algorithm::kTorus,
+                            Algorithm::kHierarchical, Algorithm::kDimensionOrdered, Algorithm::kTree, Algorithm::kNvls,
+                            Algorithm::kNvlsTree, Algorithm::kCollNet}) {
+          for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{64} << 20}) {
+            const CollectiveSpec spec{op, a, bytes};
+            Resolved resolved;
+            try {
+              resolved = resolve_collective(topo, spec, groups.front());
+            } catch (const InputError&) {
+              continue;
+            }
+            for (const std::size_t together : {std::size_t{1}, groups.size()}) {
+              Schedule s;
+              lower_collective(topo, spec, std::vector<Group>(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(together)), 0, s);
+              const double estimate = estimate_transfers(topo, spec, groups.front(), together);
+              const double most = max_cost(topo, op, groups.front(), together);
+              const auto size = static_cast<double>(s.size());
+              const std::string what = topo.name() + " axes " + std::to_string(axes.size()) + " " +
+                                       std::string(op_name(op)) + " " + std::string(algorithm_name(resolved.algorithm)) +
+                                       " " + std::to_string(bytes) + " B × " + std::to_string(together);
+              if (resolved.protocol == Protocol::kAuto) {
+                EXPECT_EQ(estimate, size) << what;
+              } else {
+                EXPECT_GE(estimate, size) << what;
+                EXPECT_LE(estimate, 64 * size + 64) << what;
+              }
+              if (a == Algorithm::kAuto) {
+                EXPECT_GE(most, size) << what;
+              }
+              ++compared;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 300);
 }
 
 }  // namespace
