@@ -136,6 +136,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->required()
       ->check(kFileName);
   sweep_cmd->add_flag("--quiet,-q", sweep_opts.quiet, "No progress line on stderr");
+  sweep_cmd->add_flag("--force", sweep_opts.force,
+                      "Run even beyond the sweep's work budget (an hour of estimated simulation per process)");
   sweep_cmd->add_option("--flush-every", sweep_opts.flush_seconds,
                         "Seconds between writes of the finished rows (the whole file is rewritten atomically)")
       ->check(finite_range(0.0, 86400.0))
@@ -170,6 +172,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->check(kFileName);
   plan_cmd->add_flag("--json", plan_opts.json, "Print the ranked layouts as one JSON object");
   plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
+  plan_cmd->add_flag("--force", plan_opts.force,
+                     "Simulate even beyond the plan's work budget (20 min of estimated simulation per process)");
   plan_cmd->add_option("--set", plan_opts.sets,
                        "Override a key of the base scenario: --set training.flash_attention=true (repeatable)");
   plan_cmd->add_option("--root", plan_opts.root, "Repository root where names are looked up")->check(kFileName);
@@ -227,6 +231,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   coll_cmd->add_option("--output,-o", coll.output_file, "Write the results to this HDF5 file")->check(kFileName);
   coll_cmd->add_flag("--json", coll.json, "Print JSON instead of a table");
   coll_cmd->add_flag("--stats", coll.stats, "Report the simulations split over MPI processes on stderr");
+  coll_cmd->add_flag("--force", coll.force,
+                     "Simulate sizes beyond the work budget (2.5e7 transfers in one collective, 60 s in all)");
   coll_cmd->add_option("--set", coll.args.sets,
                        "Override a key of the resolved request: --set topology.link.bandwidth=\"50 GB/s\", "
                        "--set network.max_chunks=32 (repeatable)");

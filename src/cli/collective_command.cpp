@@ -3,17 +3,20 @@
 #include "util/error.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
 #include "cli/collective_json.hpp"
 #include "collectives/collective_timing.hpp"
+#include "collectives/transfer_estimate.hpp"
 #include "collectives/group.hpp"
 #include "collectives/lowering.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/json_writer.hpp"
 #include "output/text_table.hpp"
 #include "partition/mpi_executor.hpp"
+#include "runtime/step_work.hpp"
 #include "util/suggest.hpp"
 #include "util/units.hpp"
 
@@ -97,6 +100,39 @@ void check_sizes(const config::CollectiveRequest& request, const topology::Topol
   }
 }
 
+/// Refuses (unless forced) sizes whose schedules would be beyond the work budget
+/// (runtime/step_work.hpp): one collective of more than kScheduleBudget transfers, or more
+/// than kCommSecondsBudget of simulation over all sizes. Nothing is lowered to know it.
+void check_work(const config::CollectiveRequest& request, const topology::Topology& topo,
+                const std::vector<collectives::Group>& groups, const std::string& sizes_flag) {
+  double total = 0;
+  double largest = 0;
+  std::uint64_t largest_bytes = 0;
+  for (std::uint64_t bytes : request.sizes) {
+    const double transfers = collectives::estimate_cost(
+        topo, {request.op, request.algorithm, bytes, request.protocol}, groups.front(), groups.size());
+    total += transfers;
+    if (transfers > largest) {
+      largest = transfers;
+      largest_bytes = bytes;
+    }
+  }
+  const bool analytical = request.network.fidelity == network::Fidelity::kAnalytical;
+  const double seconds = total * runtime::seconds_per_transfer(request.network, topo.chips());
+  if (largest <= runtime::kScheduleBudget && seconds <= runtime::kCommSecondsBudget) return;
+  char line[400];
+  std::snprintf(line, sizeof line,
+                "these sizes would take about %.0f s to simulate on one core: %.3g transfers over %zu group(s) of %u chips, "
+                "the largest (%s) %.3g (about %s of memory); podsim's budget is %.3g transfers in one collective and %.0f s",
+                seconds, total, groups.size(), groups.front().size(),
+                units::format_bytes(static_cast<double>(largest_bytes)).c_str(), largest,
+                units::format_bytes(largest * runtime::kBytesPerTransfer).c_str(), runtime::kScheduleBudget,
+                runtime::kCommSecondsBudget);
+  throw InputError("--sizes " + sizes_flag + ": collective.sizes: " + line +
+                   ": use fewer or smaller groups (--axes), fewer sizes, " +
+                   (analytical ? "" : "the analytical network, ") + "or pass --force");
+}
+
 void print_text(const config::CollectiveRequest& request, const topology::Topology& topo,
                 const std::vector<collectives::CollectiveTiming>& timings) {
   const auto& first = timings.front();
@@ -142,6 +178,7 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   const auto groups = collectives::make_groups(topo, axes);
   collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1, request.protocol}, groups.front());
   check_sizes(request, topo, static_cast<std::uint32_t>(groups.front().chips.size()), options.args.sizes);
+  if (!options.force) check_work(request, topo, groups, options.args.sizes);
   const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
   // Under mpirun every process simulates its block of chips (partition::MpiExecutor).

@@ -13,6 +13,7 @@ struct CollectiveOptions {
   std::string output_file;  ///< -o: HDF5 file with the /collectives table
   bool json = false;
   bool stats = false;  ///< report the partitioned simulations on stderr
+  bool force = false;  ///< simulate even beyond the work budget
 };
 
 /// Times the collective at every size; prints a table (or JSON) and writes the HDF5 file.

@@ -9,6 +9,7 @@
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
 #include "util/error.hpp"
+#include "util/input_file.hpp"
 #include "util/suggest.hpp"
 
 namespace podsim::cli {
@@ -19,7 +20,11 @@ namespace fs = std::filesystem;
 
 /// `value` as a file if there is one, else the YAML file of that name in `dir`.
 fs::path resolve(const std::string& flag, const std::string& value, const fs::path& dir) {
-  if (fs::is_regular_file(value)) return value;
+  std::error_code unreadable;
+  if (fs::exists(fs::symlink_status(value, unreadable))) {
+    (void)check_input_file(value, flag + " " + value);  // a device, FIFO, directory or loop says so
+    return value;
+  }
   const fs::path named = dir / (value + ".yaml");
   if (fs::is_regular_file(named)) return named;
   std::vector<std::string> names;
@@ -66,6 +71,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   run.space.memory_headroom = options.memory_headroom;
   run.contention_top = options.contention_top;
   run.progress = !options.quiet;
+  run.force = options.force;
   const plan::PlanResult result = plan::run_plan(loaded.scenario, run, *invocation.world);
   if (!invocation.prints()) return;
 

@@ -22,6 +22,7 @@ struct PlanOptions {
   std::string output_file;
   bool json = false;
   bool quiet = false;
+  bool force = false;    ///< --force: beyond the plan's work budget
   std::vector<std::string> sets;  ///< overrides of the base scenario (not of what the plan chooses)
   std::string root;               ///< where names are looked up (default: the source tree)
 };

@@ -42,10 +42,16 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
   // Contention-aware simulations big enough to gain (network.min_partitioned_transfers) are
   // split over the MPI processes.
   partition::MpiExecutor executor(*invocation.world);
-  const runtime::StepReport report = runtime::simulate_step(
-      loaded.scenario, executor,
-      options.trace_file.empty() && !options.timeline ? runtime::Recording::kCriticalPath
-                                                      : runtime::Recording::kTimeline);
+  const runtime::StepReport report = [&] {
+    try {
+      return runtime::simulate_step(loaded.scenario, executor,
+                                    options.trace_file.empty() && !options.timeline ? runtime::Recording::kCriticalPath
+                                                                                    : runtime::Recording::kTimeline,
+                                    nullptr, options.force ? runtime::Budget::kIgnore : runtime::Budget::kEnforce);
+    } catch (const runtime::BeyondWorkBudget& e) {
+      throw InputError(loaded.where(e.key()) + ": " + e.key() + ": " + e.what());
+    }
+  }();
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};

@@ -11,11 +11,11 @@ namespace podsim::cli {
 
 void run_sweep_command(const SweepOptions& options, const Invocation& invocation) {
   // Every process reads and checks the sweep: bad axes fail here, before any work.
-  const config::LoadedSweep sweep = config::load_sweep(options.file);
+  const config::LoadedSweep sweep = config::load_sweep(options.file, !options.quiet && invocation.prints());
   require_same_inputs(sweep.inputs, invocation);
   const sweep::SweepSummary s = sweep::run_sweep(
       sweep, sweep::SweepOutput{options.output_file, invocation.version, invocation.command_line, !options.quiet,
-                         options.flush_seconds, {}},
+                         options.flush_seconds, {}, options.force},
       *invocation.world);
   if (!invocation.prints()) return;
   char line[512];

@@ -12,6 +12,7 @@ struct SweepOptions {
   std::string file;
   std::string output_file;
   bool quiet = false;  ///< no progress line
+  bool force = false;  ///< --force: beyond the sweep's work budget
   double flush_seconds = 2;  ///< how often finished rows are written
 };
 

@@ -28,6 +28,8 @@ struct WorkEstimate {
 /// of simulation on one core (measured: 4 × 10^7 tasks took 34 s and 3.7 GB). The shipped
 /// scenarios build at most a few hundred thousand.
 inline constexpr double kTaskBudget = 2e7;
+/// Seconds of simulation per task on one core (the budget's 2 × 10^7 tasks in some 15 s).
+inline constexpr double kSecondsPerTask = 0.75e-6;
 /// Bytes of memory per task: the task, its dependencies, the executor's per-task state and
 /// pending events (measured: 3.7 GB for 4 × 10^7 tasks).
 inline constexpr double kBytesPerTask = 100;

@@ -1,11 +1,13 @@
 #include "plan/layout_space.hpp"
 
 #include <array>
+#include <cstdio>
 
 #include "memory/memory_model.hpp"
 #include "util/units.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/work_bounds.hpp"
+#include "runtime/step_work.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
 
@@ -56,6 +58,30 @@ std::string layout_problem(const runtime::Scenario& s, std::uint32_t chips) {
     if (const auto why = parallelism::over_budget(work, s.training)) return "beyond the work budget: " + *why;
   }
   return {};
+}
+
+/// What simulating layouts of one dp × tp × pp costs, bounded from their mesh alone.
+struct ShapeCost {
+  std::string problem;  ///< "beyond the work budget: …" when even the analytical network is
+  double analytical_s = 0;
+  double contention_s = 0;
+  bool contention_within_budget = true;
+};
+
+ShapeCost shape_cost(const topology::Topology& topo, const topology::DeviceMesh& mesh) {
+  network::NetworkSpec net;
+  const runtime::CommWork analytical = runtime::bound_comm_work(topo, mesh, net);
+  net.fidelity = network::Fidelity::kContention;
+  const runtime::CommWork contention = runtime::bound_comm_work(topo, mesh, net);
+  ShapeCost cost{"", analytical.seconds, contention.seconds, contention.largest <= runtime::kScheduleBudget};
+  if (analytical.largest > runtime::kScheduleBudget) {
+    char count[64];
+    std::snprintf(count, sizeof count, "%.3g transfers (podsim's budget is %.3g", analytical.largest,
+                  runtime::kScheduleBudget);
+    cost.problem = "beyond the work budget: its largest collective, " + analytical.largest_what + ", is " + count +
+                   " in one collective)";
+  }
+  return cost;
 }
 
 }  // namespace
@@ -155,9 +181,12 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
       // The factorization itself: one row if it cannot run whatever the other knobs.
       const runtime::Scenario plain = apply(base, shape);
       std::string problem = layout_problem(plain, chips);
+      ShapeCost cost;
       if (problem.empty()) {
         try {
           const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(plain.parallel));
+          cost = shape_cost(topo, mesh);
+          problem = cost.problem;
         } catch (const InputError& e) {
           problem = std::string("cannot be placed on ") + base.topology.name + ": " + e.what();
         }
@@ -192,6 +221,10 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                   c.layout.recompute = recomputes[r];
                   const runtime::Scenario s = apply(base, c.layout);
                   c.reason = layout_problem(s, chips);
+                  c.build_s = runtime::repeated_step_seconds(s);
+                  c.analytical_comm_s = cost.analytical_s;
+                  c.contention_comm_s = cost.contention_s;
+                  c.contention_within_budget = cost.contention_within_budget;
                   if (!c.reason.empty()) {
                     c.verdict = Verdict::kCannotRun;
                   } else if (auto why = does_not_fit_with(memory::stage_memory(s.model, s.chip, s.parallel, s.training),

@@ -54,6 +54,15 @@ struct Candidate {
   /// The row stands for every variant of its dp × tp × pp (the factorization itself cannot
   /// run); its other knobs are the defaults.
   bool whole_shape = false;
+  /// Estimated seconds of simulating it on one core (kSimulate only; runtime/step_work.hpp):
+  /// its topology and program (`build_s`), and its communication on the analytical and on the
+  /// contention-aware network, which layouts of the same dp × tp × pp and micro batch share
+  /// (CommMemo). The contention-aware network is not tried where its largest collective is
+  /// beyond the budget.
+  double build_s = 0;
+  double analytical_comm_s = 0;
+  double contention_comm_s = 0;
+  bool contention_within_budget = true;
 };
 
 /// Knobs held at one value (e.g. what a published run states); the others are searched.
@@ -85,7 +94,8 @@ struct SpaceOptions {
 std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown> stages, double headroom);
 
 /// Every layout of the base scenario's chips: dp × tp × pp = chips (each factorization that
-/// breaks a layout rule or cannot be placed on the topology is one kCannotRun row); for the
+/// breaks a layout rule, cannot be placed on the topology, or whose largest collective is
+/// beyond the work budget is one kCannotRun row); for the
 /// rest, every micro batch dividing the batch; GPipe, 1F1B and interleaved 1F1B (pp > 1);
 /// sequence parallelism on and off (tp > 1); ZeRO 0–3 (dp > 1); no, selective and full
 /// recompute. Each is checked against the layout rules and memory, then two dominance rules

@@ -60,7 +60,10 @@ Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, net
                         runtime::CommMemo& memo) {
   runtime::Scenario s = apply(base, layout);
   s.network.fidelity = fidelity;
-  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
+  // The plan weighed every layout's cost before simulating any (plan_run.hpp).
+  collectives::SequentialExecutor here;
+  const runtime::StepReport report =
+      runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo, runtime::Budget::kIgnore);
   Outcome o;
   o.step_s = report.step_s;
   o.tokens_per_s = report.tokens_per_s;

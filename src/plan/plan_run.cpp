@@ -1,15 +1,60 @@
 #include "plan/plan_run.hpp"
 
 #include <algorithm>
+#include <array>
+#include <set>
+#include <cstdio>
 
 #include "partition/work_distribution.hpp"
+#include "util/error.hpp"
 #include "util/progress_line.hpp"
+#include "util/units.hpp"
 
 namespace podsim::plan {
 
 const Outcome& PlanResult::best_outcome(std::size_t candidate) const {
   return contention[candidate] ? *contention[candidate] : *analytical[candidate];
 }
+
+namespace {
+
+/// Estimated seconds of simulating the plan on each process. Refuses a plan beyond
+/// kPlanSecondsBudget (unless forced), with the estimate: how many layouts, the most
+/// expensive one.
+double check_cost(const std::vector<Candidate>& candidates, const std::vector<std::uint64_t>& todo, std::size_t second,
+                  const PlanOptions& options, const partition::Communicator& comm) {
+  // Layouts of one dp × tp × pp and micro batch share their collectives' measurements: each
+  // such set pays for its communication once.
+  const auto key = [](const Layout& l) { return std::array<int, 4>{l.dp, l.tp, l.pp, l.micro_batch}; };
+  std::set<std::array<int, 4>> paid;
+  double total = 0;
+  std::size_t largest = candidates.size();
+  const auto cost = [](const Candidate& c) { return c.build_s + c.analytical_comm_s; };
+  std::vector<double> contention;
+  for (std::uint64_t i : todo) {
+    const Candidate& c = candidates[i];
+    total += c.build_s + (paid.insert(key(c.layout)).second ? c.analytical_comm_s : 0);
+    if (c.contention_within_budget) contention.push_back(c.build_s + c.contention_comm_s);
+    if (largest == candidates.size() || cost(c) > cost(candidates[largest])) largest = i;
+  }
+  // The contention-aware network's layouts are not known yet: the dearest of the candidates.
+  std::sort(contention.rbegin(), contention.rend());
+  for (std::size_t k = 0; k < std::min(second, contention.size()); ++k) total += contention[k];
+  const double per_process = total / comm.size();
+  if (options.force || per_process <= kPlanSecondsBudget) return per_process;
+  char line[160];
+  std::snprintf(line, sizeof line, "about %.0f s of simulation on %d process%s (%zu layouts", per_process, comm.size(),
+                comm.size() == 1 ? "" : "es", todo.size());
+  const std::size_t again = std::min(second, contention.size());
+  throw InputError(std::string("this plan would take ") + line + " on the analytical network" +
+                   (again > 0 ? ", " + std::to_string(again) + " again on the contention-aware one" : std::string()) +
+                   "; the most expensive, " + describe(candidates[largest].layout) +
+                   ", about " + units::format_fixed(cost(candidates[largest]), 1) +
+                   " s); podsim's budget for a plan is " + units::format_fixed(kPlanSecondsBudget, 0) +
+                   " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), or pass --force");
+}
+
+}  // namespace
 
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm) {
   PlanResult result;
@@ -23,6 +68,12 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     if (result.candidates[i].verdict == Verdict::kSimulate) todo.push_back(i);
   }
   const std::size_t second = std::min(options.contention_top, todo.size());
+  const double estimate = check_cost(result.candidates, todo, second, options, comm);
+  if (options.progress && comm.root()) {
+    std::fprintf(stderr, "[plan] %zu layouts, %zu to simulate (up to %zu again on the contention-aware network): about %.0f s "
+                         "estimated on %d process%s\n",
+                 n, todo.size(), second, estimate, comm.size(), comm.size() == 1 ? "" : "es");
+  }
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), todo.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
@@ -48,7 +99,10 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   std::vector<std::uint64_t> again;
   if (comm.root()) {
     std::sort(order.begin(), order.end(), by_time(result.analytical));
-    again.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(second));
+    for (std::size_t i : order) {
+      if (again.size() == second) break;
+      if (result.candidates[i].contention_within_budget) again.push_back(i);
+    }
   }
   // Only process 0 knows which layouts go again; the others just take what it hands out.
   phase(again, network::Fidelity::kContention, result.contention);
@@ -58,7 +112,9 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   std::vector<std::size_t> top(again.begin(), again.end());
   std::sort(top.begin(), top.end(), by_time(result.contention));
   result.ranking = top;
-  result.ranking.insert(result.ranking.end(), order.begin() + static_cast<std::ptrdiff_t>(second), order.end());
+  for (std::size_t i : order) {
+    if (!result.contention[i]) result.ranking.push_back(i);
+  }
   return result;
 }
 

@@ -16,7 +16,12 @@ struct PlanOptions {
   /// contention-aware one (0: none).
   std::size_t contention_top = 10;
   bool progress = true;  ///< a progress line on stderr (process 0)
+  bool force = false;    ///< simulate even beyond kPlanSecondsBudget
 };
+
+/// Estimated seconds of simulation a plan may take on one core (split over the processes)
+/// without --force: the layouts' costs as enumerate_layouts estimates them.
+inline constexpr double kPlanSecondsBudget = 1200;
 
 /// Every layout, what became of it, and the ranking (complete on process 0 only).
 struct PlanResult {
@@ -34,7 +39,10 @@ struct PlanResult {
 /// Enumerates the layouts of `base` (its parallelism and micro batch/recompute are
 /// replaced), simulates every one worth it on the analytical network, then the top ones
 /// on the contention-aware network, spread over the processes of `comm` (process 0 hands
-/// out layouts and ranks). The result does not depend on the number of processes.
+/// out layouts and ranks). The result does not depend on the number of processes. Before
+/// simulating, throws InputError with the estimate when the plan would take more than
+/// kPlanSecondsBudget per process (unless options.force). Layouts whose largest collective
+/// is beyond the budget on the contention-aware network keep their analytical outcome.
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm);
 
 }  // namespace podsim::plan

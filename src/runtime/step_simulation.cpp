@@ -32,7 +32,7 @@ StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo)
 }
 
 StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording,
-                         CommMemo* memo) {
+                         CommMemo* memo, Budget budget) {
   const auto& eff = s.chip.efficiency;
   const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
   const topology::Topology topo(links);
@@ -40,6 +40,10 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
+  if (budget == Budget::kEnforce) {
+    const CommWork work = estimate_comm_work(plan, topo, mesh, s.network);
+    if (const auto why = over_budget(work, s.network)) throw BeyondWorkBudget(axis_key(work.largest_axis), *why);
+  }
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (memo != nullptr) comm.share_measurements(*memo, memo->context(links, s.network, mesh.describe()));
 

@@ -7,6 +7,7 @@
 #include "runtime/network_comm_model.hpp"
 #include "runtime/scenario.hpp"
 #include "runtime/step_executor.hpp"
+#include "runtime/step_work.hpp"
 
 namespace podsim::runtime {
 
@@ -45,8 +46,11 @@ StepReport simulate_step(const Scenario& scenario, Recording recording = Recordi
 /// The same, with the contention-aware network's simulations run by `executor`; with
 /// `memo`, communication measurements are shared with the other simulations that use it
 /// (the report is the same either way).
+/// Before lowering any collective it estimates their cost (step_work.hpp) and, unless
+/// `budget` is kIgnore, throws BeyondWorkBudget for a step beyond the budget.
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
-                         Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr);
+                         Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr,
+                         Budget budget = Budget::kEnforce);
 /// simulate_step in this process, sharing measurements through `memo`.
 StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo);
 

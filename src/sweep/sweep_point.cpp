@@ -178,7 +178,14 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
     p.reals[metric_index("hbm_capacity_bytes")] = s.chip.hbm_capacity_bytes - s.chip.hbm_reserved_bytes;
     return p;
   }
-  const runtime::StepReport report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
+  runtime::StepReport report;
+  try {
+    report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
+  } catch (const runtime::BeyondWorkBudget& e) {
+    PointResult p = infeasible(index, "beyond the work budget: " + e.key() + ": " + e.what(), sweep, derived);
+    describe_layout(p, s);
+    return p;
+  }
   const output::Table summary = output::summary_table(s, report, output::RunLabels{loaded.name, s.topology.name});
 
   PointResult p;

@@ -12,6 +12,7 @@
 #include "output/hdf5_writer.hpp"
 #include "output/output_claim.hpp"
 #include "partition/work_distribution.hpp"
+#include "runtime/step_work.hpp"
 #include "sweep/sweep_point.hpp"
 #include "util/error.hpp"
 #include "util/progress_line.hpp"
@@ -146,6 +147,28 @@ std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, co
   return done;
 }
 
+/// Says on stderr (with progress) what the points left will take, estimated from the base
+/// scenario's step; refuses beyond kSweepSecondsBudget per process unless forced.
+void check_cost(const config::LoadedSweep& sweep, std::size_t todo, const SweepOutput& out,
+                const partition::Communicator& comm) {
+  if (todo == 0) return;
+  const double each = kSweepSecondsPerPoint +
+                      runtime::repeated_step_seconds(config::load_scenario(sweep.base, sweep.fixed, false).scenario);
+  const double per_process = static_cast<double>(todo) * each / comm.size();
+  if (out.progress && comm.root()) {
+    std::fprintf(stderr, "[sweep] %zu points to simulate: about %.0f s estimated on %d process%s\n", todo, per_process,
+                 comm.size(), comm.size() == 1 ? "" : "es");
+  }
+  if (out.force || per_process <= kSweepSecondsBudget) return;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "this sweep would take about %.0f s on %d process%s (%zu points, about %.3g s each, as its base "
+                "scenario's step); podsim's budget for a sweep is %.0f s per process",
+                per_process, comm.size(), comm.size() == 1 ? "" : "es", todo, each, kSweepSecondsBudget);
+  throw InputError(std::string(line) + ": sweep fewer values, run it on more processes (mpirun), or pass --force "
+                                       "(it can be stopped and resumed at any time)");
+}
+
 }  // namespace
 
 std::string sweep_config_yaml(const config::LoadedSweep& sweep) {
@@ -185,6 +208,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
     }
     claim->write(output::hdf5_bytes(info, tables));
   };
+  check_cost(sweep, todo.size(), out, comm);
   ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
   const auto flush_every = std::chrono::duration<double>(out.flush_seconds);

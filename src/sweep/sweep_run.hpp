@@ -22,7 +22,18 @@ struct SweepOutput {
   double flush_seconds = 2;  ///< finished rows reach the file at least this often
   /// More tables for the file, made from the rows finished so far (`podsim whatif`'s /whatif).
   std::function<std::vector<output::Table>(const std::map<std::uint64_t, PointResult>&)> extra_tables;
+  bool force = false;  ///< run even beyond kSweepSecondsBudget
 };
+
+/// Estimated seconds of simulation a sweep may take per process without --force: the points
+/// left to do, each costing kSweepSecondsPerPoint and what the base scenario's step does among
+/// many (runtime::repeated_step_seconds); every point is bounded on its own besides (a point beyond
+/// the work budget is recorded as infeasible, with the estimate).
+inline constexpr double kSweepSecondsBudget = 3600;
+/// What a point costs besides its step, on one core: reading its scenario and recording its
+/// row (measured 2026-12-06: 10^5 points of the dp-gpt-1.7b example over the host's sample
+/// rate ran at 1,000 points/s, of which the step's estimate is 0.15 ms).
+inline constexpr double kSweepSecondsPerPoint = 0.85e-3;
 
 /// What a sweep did.
 struct SweepSummary {
