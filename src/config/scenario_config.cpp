@@ -19,7 +19,6 @@ namespace podsim::config {
 namespace {
 
 /// The keys whose value may name a file that is read in their place.
-constexpr std::array<std::string_view, 3> kIncludeKeys = {"model", "hardware", "topology"};
 
 /// Rethrows a layout problem at the scenario key it names.
 [[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {

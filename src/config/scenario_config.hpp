@@ -1,8 +1,10 @@
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/input_record.hpp"
@@ -21,6 +23,9 @@ class InfeasibleLayout : public InputError {
 };
 
 /// A scenario file read, validated and resolved.
+/// The keys whose value may name a file to include (or be the document inline).
+inline constexpr std::array<std::string_view, 3> kIncludeKeys = {"model", "hardware", "topology"};
+
 struct LoadedScenario {
   runtime::Scenario scenario;
   std::string name;           ///< `name:` or the file's stem

@@ -63,7 +63,9 @@ struct LoadedSweep {
 /// Reads a sweep and checks, before any simulation, that every value of every key makes a
 /// valid scenario on its own (known key, right type and unit); a layout that cannot run is
 /// not an error here. Errors name the sweep file, line and key.
-LoadedSweep load_sweep(const std::filesystem::path& file);
+/// With `progress`, checking more than a few thousand swept values reports its progress on
+/// stderr (10^6 values take minutes).
+LoadedSweep load_sweep(const std::filesystem::path& file, bool progress = false);
 
 /// What a derive expression may use, with a scenario's values: chips and the scenario's
 /// numbers (dp, tp, pp, …, layers, hidden, heads, vocab); slices (of a multislice) and nodes (of a
