@@ -15,19 +15,28 @@ namespace podsim::output {
 
 namespace {
 
-struct LockContents {
-  std::string pid;
-  std::string temporary;
-};
+/// Up to 4 KiB of `fd` from its start ("" when it cannot be read).
+std::string read_head(int fd) {
+  char buf[4096];
+  const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+}
 
-std::string render(const LockContents& c) {
+/// Replaces the whole contents of `fd` with `text`; false if the file could not take it.
+bool rewrite(int fd, const std::string& text) {
+  if (::ftruncate(fd, 0) != 0) return false;
+  return ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+}
+
+}  // namespace
+
+std::string render_lock(const LockContents& c) {
   std::string s = std::string(kLockHeader) + "\npid " + c.pid + "\n";
   if (!c.temporary.empty()) s += "temporary " + c.temporary + "\n";
   return s;
 }
 
-/// The contents of a podsim lock file, or nullopt when `text` is anything else.
-std::optional<LockContents> parse(const std::string& text) {
+std::optional<LockContents> parse_lock(const std::string& text) {
   LockContents c;
   std::size_t at = 0;
   bool header = false;
@@ -52,21 +61,6 @@ std::optional<LockContents> parse(const std::string& text) {
   if (!header || c.pid.empty()) return std::nullopt;
   return c;
 }
-
-/// Up to 4 KiB of `fd` from its start ("" when it cannot be read).
-std::string read_head(int fd) {
-  char buf[4096];
-  const ssize_t n = ::pread(fd, buf, sizeof buf, 0);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
-}
-
-/// Replaces the whole contents of `fd` with `text`; false if the file could not take it.
-bool rewrite(int fd, const std::string& text) {
-  if (::ftruncate(fd, 0) != 0) return false;
-  return ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
-}
-
-}  // namespace
 
 bool names_file(int dir, const std::string& name, int fd) {
   struct stat named {};
@@ -100,7 +94,7 @@ LockFile::LockFile(int dir, const std::string& name, const std::string& shown, c
                    std::optional<std::string>& stale_temporary)
     : dir_(dir), name_(name) {
   const std::string pid = std::to_string(::getpid());
-  const std::string contents = render({pid, ""});
+  const std::string contents = render_lock({pid, ""});
   for (int attempt = 0; attempt < 100; ++attempt) {
     // A new lock, complete and locked before anyone can see it under the lock name.
     const std::string fresh = name + "." + pid + "." + random_name_suffix();
@@ -146,7 +140,7 @@ LockFile::LockFile(int dir, const std::string& name, const std::string& shown, c
       if (errno == ENOENT) continue;
       throw InputError(cannot + "cannot open its lock file " + shown + ": " + std::strerror(errno));
     }
-    const std::optional<LockContents> found = parse(read_head(existing.get()));
+    const std::optional<LockContents> found = parse_lock(read_head(existing.get()));
     if (::flock(existing.get(), LOCK_EX | LOCK_NB) != 0) {
       if (found && found->pid == pid) {
         throw InputError(cannot + "this command writes it already, as another of its outputs (-o, --trace, --html "
@@ -182,7 +176,7 @@ LockFile::LockFile(int dir, const std::string& name, const std::string& shown, c
 
 void LockFile::record(const std::string& temporary) {
   // The lock holds without the record; only the clean-up after a kill would miss a file.
-  (void)rewrite(fd_.get(), render({std::to_string(::getpid()), temporary}));
+  (void)rewrite(fd_.get(), render_lock({std::to_string(::getpid()), temporary}));
 }
 
 LockFile::~LockFile() {

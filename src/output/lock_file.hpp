@@ -24,6 +24,20 @@ namespace podsim::output {
 /// while a file is being written, "temporary <name in the same directory>".
 inline constexpr char kLockHeader[] = "podsim output lock";
 
+/// What a podsim lock file says: its holder's process id and the temporary it is writing.
+struct LockContents {
+  std::string pid;        ///< decimal digits
+  std::string temporary;  ///< a file name in the lock's directory (no '/'), or ""
+};
+
+/// The contents of a podsim lock file (every line ended by a newline: kLockHeader, "pid N",
+/// optionally "temporary NAME"), or nullopt when `text` is anything else. A lock file is data
+/// anyone could have planted: nothing but these two values is taken from it.
+std::optional<LockContents> parse_lock(const std::string& text);
+
+/// The text of a lock file holding `contents` (parse_lock reads it back).
+std::string render_lock(const LockContents& contents);
+
 /// An open file descriptor, closed on destruction.
 class FileDescriptor {
  public:
