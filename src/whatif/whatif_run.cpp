@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "config/document.hpp"
@@ -213,7 +214,9 @@ output::Table whatif_table(const WhatifResult& result) {
 
 WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output, const partition::Communicator& comm) {
   if (!(request.step > 0 && request.step < 1)) {
-    throw InputError("--step must be between 0 and 100 % (exclusive), got " + std::to_string(100 * request.step) + " %");
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", 100 * request.step);
+    throw InputError("--step must be between 0 and 100 % (exclusive), got " + std::string(got) + " %");
   }
   std::vector<config::InputRecord> inputs;
   const auto scalars =
