@@ -12,11 +12,11 @@
 #include <string>
 
 #include "network/network_spec.hpp"
+#include "parallelism/parallel_spec.hpp"
 #include "parallelism/step_program.hpp"
 #include "runtime/scenario.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
-#include "util/error.hpp"
 
 namespace podsim::runtime {
 
@@ -102,13 +102,9 @@ const char* axis_key(parallelism::CommAxis axis);
 
 /// A step refused for its simulation cost: `key` names the scenario key to change
 /// ("parallelism.dp" and the like), the message the estimate.
-class BeyondWorkBudget : public InputError {
+class BeyondWorkBudget : public parallelism::LayoutError {
  public:
-  BeyondWorkBudget(std::string key, const std::string& message) : InputError(message), key_(std::move(key)) {}
-  const std::string& key() const { return key_; }
-
- private:
-  std::string key_;
+  using LayoutError::LayoutError;
 };
 
 }  // namespace podsim::runtime

@@ -4,8 +4,8 @@ memory at 5-8 GB or for minutes with no output.
 
     work_budget.py PODSIM WORK_DIR
 
-Every podsim runs with its address space capped at 4 GiB and a 120 s timeout, so a regression
-fails here instead of exhausting the machine. Checked: the exit code, a fragment of the message
+Every podsim runs with its address space capped at 4 GiB (not under AddressSanitizer) and a
+120 s timeout, so a regression fails here instead of exhausting the machine. Checked: the exit code, a fragment of the message
 (stderr for a refusal, stdout for a plan that prunes), and that no output file is left.
   run        dp 8191 with ZeRO-3 on an 8191-chip ring (analytical): exit 2, located at
              parallelism.dp, with the estimate; dp 2^20 on a 1024 x 1024 torus (contention-aware)
@@ -14,7 +14,8 @@ fails here instead of exhausting the machine. Checked: the exit code, a fragment
              collective is beyond the budget is pruned with that reason (exit 0); the 1024 x 1024
              torus with batch 2^20 and 2^20 single-GPU nodes: exit 2, the plan's estimate
   sweep      a point beyond the budget is recorded infeasible with the reason; 90,000 points of
-             the GPT-3 pod example: exit 2, the sweep's estimate, before simulating any
+             the GPT-3 pod example: exit 2, the sweep's estimate, before simulating any; 10,001
+             values of one key are checked with a progress line
   forced     the same ring with --force is simulated (small enough: 1024 chips) as proof that
              --force reaches the simulation
 """
@@ -35,7 +36,10 @@ def expect(name, condition, detail):
 
 
 def capped():
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    # AddressSanitizer reserves terabytes of address space for its shadow: under it the
+    # timeout alone guards (PODSIM_SANITIZED is set by the sanitize presets' CMake).
+    if not os.environ.get("PODSIM_SANITIZED"):
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
 def podsim(args, cwd):
@@ -119,6 +123,17 @@ def main():
                 f"  training.input.samples_per_s: [{values}]\n  training.input.prefetch: [{values}]\n")
     case("sweep: 90,000 points of the GPT-3 pod", ["sweep", "many.yaml", "-o", "out.h5"], 2,
          "this sweep would take about")
+
+    # 10,001 values of one key: checked before any point, with a progress line (10^6 values
+    # once printed nothing for ten minutes); every point then refused cheaply as infeasible.
+    with open(w("values.yaml"), "w") as f:
+        values = ", ".join(str(v) for v in range(2, 10003))
+        f.write(f"schema_version: 1\nbase: {ROOT}/configs/examples/dp-gpt-1.7b-a100.yaml\naxes:\n"
+                f"  training.global_batch: [{values}]\n")
+    got, out, err = podsim(["sweep", "values.yaml", "-o", "values.h5"], WORK)
+    expect("sweep: 10,001 values are checked with progress", got == 0 and "[sweep] 10001/10001 values checked" in err,
+           f"exit {got}: {err[-600:]}")
+    os.remove(w("values.h5"))
 
     got, out, err = podsim(["run", "small-ring.yaml", "--force"], WORK)
     expect("forced: --force reaches the simulation", got == 0 and "step " in out, f"exit {got}: {err[-600:]}")
