@@ -49,16 +49,15 @@ struct Axis {
   double per_stage = 0;
 };
 
-std::map<CommAxis, Axis> axes_of(const topology::DeviceMesh& mesh) {
+std::map<CommAxis, Axis> axes_of(const topology::DeviceMesh& mesh, std::uint32_t chips) {
   std::map<CommAxis, Axis> axes;
   const int pp = mesh.find_axis("pp");
   const double stages = pp < 0 ? 1 : mesh.axes()[static_cast<std::size_t>(pp)].size;
   for (const CommAxis a : {CommAxis::kTp, CommAxis::kDp, CommAxis::kDpReplica, CommAxis::kPp}) {
     const int logical = mesh.find_axis(axis_name(a));
     if (logical < 0 || mesh.axes()[static_cast<std::size_t>(logical)].size < 2) continue;
-    const std::vector<collectives::Group> groups = mesh.groups(logical);
-    const auto count = static_cast<double>(groups.size());
-    axes[a] = Axis{groups.front(), a == CommAxis::kPp ? count : count / stages};
+    const double count = static_cast<double>(chips) / mesh.axes()[static_cast<std::size_t>(logical)].size;
+    axes[a] = Axis{mesh.first_group(logical), a == CommAxis::kPp ? count : count / stages};
   }
   return axes;
 }
@@ -110,7 +109,7 @@ double repeated_step_seconds(const Scenario& s) {
 CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::Topology& topo,
                             const topology::DeviceMesh& mesh, const network::NetworkSpec& net) {
   const bool contention = net.fidelity != network::Fidelity::kAnalytical;
-  std::map<CommAxis, Axis> axes = axes_of(mesh);
+  std::map<CommAxis, Axis> axes = axes_of(mesh, topo.chips());
   CommWork w;
   std::set<std::tuple<int, int, std::uint64_t, int, int>> seen;
   for (std::size_t st = 0; st < plan.stages.size(); ++st) {
@@ -148,7 +147,7 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
 CommWork bound_comm_work(const topology::Topology& topo, const topology::DeviceMesh& mesh,
                          const network::NetworkSpec& net) {
   const bool contention = net.fidelity != network::Fidelity::kAnalytical;
-  const std::map<CommAxis, Axis> axes = axes_of(mesh);
+  const std::map<CommAxis, Axis> axes = axes_of(mesh, topo.chips());
   const double stages = axes.count(CommAxis::kPp) != 0 ? axes.at(CommAxis::kPp).shape.size() : 1;
   CommWork w;
   for (const auto& [axis, a] : axes) {

@@ -133,25 +133,31 @@ ChipId DeviceMesh::chip_at(const std::vector<int>& logical) const {
   return topo_->chip_at(c);
 }
 
-std::vector<Group> DeviceMesh::groups(int axis) const {
+Group DeviceMesh::group_through(int axis, std::vector<int> logical) const {
   const auto& la = axes_[static_cast<std::size_t>(axis)];
+  Group g;
+  for (const auto& comp : la.components) {
+    const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
+    g.dims.push_back({comp.axis, comp.size, comp.size == phys.size && phys.ring});
+  }
+  for (int r = 0; r < la.size; ++r) {
+    logical[static_cast<std::size_t>(axis)] = r;
+    g.chips.push_back(chip_at(logical));
+  }
+  return g;
+}
+
+std::vector<Group> DeviceMesh::groups(int axis) const {
   std::vector<Group> out;
   for (ChipId chip = 0; chip < topo_->chips(); ++chip) {
     std::vector<int> logical = coords(chip);
     if (logical[static_cast<std::size_t>(axis)] != 0) continue;  // one group per rank-0 chip
-    Group g;
-    for (const auto& comp : la.components) {
-      const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
-      g.dims.push_back({comp.axis, comp.size, comp.size == phys.size && phys.ring});
-    }
-    for (int r = 0; r < la.size; ++r) {
-      logical[static_cast<std::size_t>(axis)] = r;
-      g.chips.push_back(chip_at(logical));
-    }
-    out.push_back(std::move(g));
+    out.push_back(group_through(axis, std::move(logical)));
   }
   return out;
 }
+
+Group DeviceMesh::first_group(int axis) const { return group_through(axis, std::vector<int>(axes_.size(), 0)); }
 
 std::string DeviceMesh::describe() const {
   std::string s;

@@ -58,10 +58,17 @@ class DeviceMesh {
   /// Every group along logical axis `axis` (chips that differ only in that coordinate), in
   /// logical-rank order; one dimension per physical component of the axis.
   std::vector<Group> groups(int axis) const;
+  /// groups(axis).front() without building the others: the group through the chip whose
+  /// logical coordinates are all 0. (There are chips / axes()[axis].size groups.)
+  Group first_group(int axis) const;
   /// "tp: x[0:8]; dp: x[/8 ×2], y; pp: z" — how each logical axis sits on the machine.
   std::string describe() const;
 
  private:
+  /// The group along `axis` through the chip at `logical` (whose `axis` coordinate is
+  /// overwritten).
+  Group group_through(int axis, std::vector<int> logical) const;
+
   const Topology* topo_;
   std::vector<LogicalAxis> axes_;
 };

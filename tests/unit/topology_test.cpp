@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "topology/device_mesh.hpp"
 #include "topology/graph_analysis.hpp"
 #include "topology/topology.hpp"
 #include "util/error.hpp"
@@ -155,6 +156,26 @@ TEST(Topology, RejectsImpossibleShapes) {
   EXPECT_THROW(Topology(grid({2, 4}, {true, true})), InputError);
   EXPECT_THROW(Topology(grid({4, 4, 6}, {true, true, true}, true)), InputError);
   EXPECT_THROW(Topology(grid({0, 4}, {false, false})), InputError);
+}
+
+TEST(DeviceMesh, TheFirstGroupIsTheFirstOfAllGroupsOnEveryAxis) {
+  // first_group stands for groups().front() where only the shape and the count matter (the
+  // work estimate of a step): same chips in the same order, same dimensions, and
+  // chips / size groups in all.
+  const Topology topo(grid({4, 4, 8}, {true, true, true}));
+  const DeviceMesh mesh(topo, {{"tp", 8, {}}, {"dp", 4, {}}, {"pp", 4, {}}});
+  for (int a = 0; a < static_cast<int>(mesh.axes().size()); ++a) {
+    const auto all = mesh.groups(a);
+    const Group first = mesh.first_group(a);
+    EXPECT_EQ(first.chips, all.front().chips) << mesh.axes()[static_cast<std::size_t>(a)].name;
+    ASSERT_EQ(first.dims.size(), all.front().dims.size());
+    for (std::size_t d = 0; d < first.dims.size(); ++d) {
+      EXPECT_EQ(first.dims[d].axis, all.front().dims[d].axis);
+      EXPECT_EQ(first.dims[d].size, all.front().dims[d].size);
+      EXPECT_EQ(first.dims[d].wraps, all.front().dims[d].wraps);
+    }
+    EXPECT_EQ(all.size(), topo.chips() / static_cast<std::size_t>(mesh.axes()[static_cast<std::size_t>(a)].size));
+  }
 }
 
 }  // namespace
