@@ -161,6 +161,8 @@ class StageBuilder {
   }
   /// ZeRO-1/2 with data parallelism: the optimizer state is sharded and the updated weights gathered.
   bool zero12() const { return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1; }
+  /// ZeRO-2 with data parallelism: gradients sharded too, so reduced every microbatch.
+  bool zero2() const { return c_.parallel.zero == 2 && c_.parallel.dp > 1; }
 
   /// Appends a segment list; the first task waits for `first_deps`. Returns the last task.
   std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
@@ -324,7 +326,32 @@ class StageBuilder {
       reduce(CommOp::kReduceScatter, params, last_);
       return;
     }
-    if (final_microbatch) ready_grads_.push_back({params, last_});
+    // ZeRO-2 keeps only its shard of the gradients, so every microbatch's gradients are
+    // reduce-scattered as they come (DeepSpeed stage_1_and_2.py, reduce_ready_partitions_and_
+    // remove_grads: `if self.partition_gradients or self.is_gradient_accumulation_boundary`);
+    // ZeRO-0/1 accumulate locally and reduce the final microbatch's only.
+    if (final_microbatch || zero2()) ready_grads_.push_back({params, last_});
+  }
+
+  /// Reduces the gradients made ready since the last flush, in buckets of dp_bucket_bytes in
+  /// the order they became final; each bucket starts when its last gradient is ready (or, with
+  /// the overlap off, once `backward_end` has finished).
+  void reduce_ready(std::uint32_t backward_end) {
+    double bucket = 0;
+    std::uint32_t dep = 0;
+    auto flush = [&] {
+      if (bucket <= 0) return;
+      const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
+      reduce(op, bucket, c_.training.overlap.dp_reduce ? dep : backward_end);
+      bucket = 0;
+    };
+    for (const auto& [params, task] : ready_grads_) {
+      bucket += params;
+      dep = task;
+      if (bucket * c_.reduce_bytes >= c_.training.dp_bucket_bytes) flush();
+    }
+    flush();
+    ready_grads_.clear();
   }
 
   void forward(const PipelineAction& a) {
@@ -384,6 +411,7 @@ class StageBuilder {
       if (final_microbatch) tied_sync_dep_ = last_;
     }
     last_backward_ = last_;
+    if (zero2()) reduce_ready(last_backward_);
     if (vs > 0) send(false, vs - 1, a.microbatch);
   }
 
@@ -402,22 +430,7 @@ class StageBuilder {
   void finish() {
     // Data-parallel gradient reduction in buckets, in the order gradients became final;
     // each starts when its last gradient is ready (or after the whole backward).
-    if (c_.parallel.dp > 1 && !zero3()) {
-      double bucket = 0;
-      std::uint32_t dep = 0;
-      auto flush = [&] {
-        if (bucket <= 0) return;
-        const CommOp op = c_.parallel.zero == 0 ? CommOp::kAllReduce : CommOp::kReduceScatter;
-        reduce(op, bucket, c_.training.overlap.dp_reduce ? dep : last_backward_);
-        bucket = 0;
-      };
-      for (const auto& [params, task] : ready_grads_) {
-        bucket += params;
-        dep = task;
-        if (bucket * c_.reduce_bytes >= c_.training.dp_bucket_bytes) flush();
-      }
-      flush();
-    }
+    if (c_.parallel.dp > 1 && !zero3()) reduce_ready(last_backward_);
     // Tied input and output embeddings on different stages: their gradients are summed
     // between the first and the last stage (Megatron-LM's embedding all-reduce).
     const bool first = stage_ == 0;

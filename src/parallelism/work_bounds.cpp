@@ -37,8 +37,12 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   if (zero3 > 0 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
     zero3 = 4.0 * static_cast<double>(workload::layer_param_tensors(model).size());
   }
+  // ZeRO-2 reduce-scatters every microbatch's gradients in buckets: at most one bucket per
+  // block whose gradients become ready (and its replicas' all-reduce under hybrid sharding).
+  const double zero2 = parallel.zero == 2 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 2 : 1) : 0;
   w.layers = model.layers;
-  w.ops_per_layer = task_count(layer.forward, overlap) + task_count(layer.backward, overlap) + recompute + zero3;
+  w.ops_per_layer =
+      task_count(layer.forward, overlap) + task_count(layer.backward, overlap) + recompute + zero3 + zero2;
   // Every microbatch crosses every layer once forward and once backward, on some stage;
   // each pass of a virtual stage adds a receive (or input) and a send.
   const double passes = w.microbatches * parallel.pp * parallel.virtual_stages * 2;

@@ -239,7 +239,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                     fit = static_cast<int>(r);
                     if (zero == 2 && first_fit[1][g] == static_cast<int>(r)) {
                       c.verdict = Verdict::kDominated;
-                      c.reason = "runs the same program as ZeRO-1, which fits";
+                      c.reason = "runs ZeRO-1's program and reduces every microbatch's gradients, and ZeRO-1 fits";
                     }
                   }
                   out.push_back(std::move(c));

@@ -102,8 +102,9 @@ std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown
 /// of the model prune what need not be simulated (docs/plan.md):
 /// - recompute only adds compute: with the other knobs equal, only the least recompute that
 ///   fits is simulated;
-/// - ZeRO-2 runs the same program as ZeRO-1 (it only keeps less gradient memory): it is
-///   simulated only when ZeRO-1 does not fit with the same recompute.
+/// - ZeRO-2 runs ZeRO-1's program plus a reduce-scatter of every earlier microbatch's
+///   gradients (it keeps only its shard of them): it is simulated only when ZeRO-1 does not
+///   fit with the same recompute.
 /// The order is deterministic (it numbers the candidates).
 std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const SpaceOptions& options);
 

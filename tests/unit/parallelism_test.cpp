@@ -2,6 +2,7 @@
 // program builder does with them. Expected counts are derived next to each assertion.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <numeric>
 
 #include "parallelism/pipeline_schedule.hpp"
@@ -113,6 +114,54 @@ TEST(Schedules, PeakLiveWeighsChunks) {
   EXPECT_EQ(peak_in_flight(order), 5);
   EXPECT_DOUBLE_EQ(peak_live(order, {1.0, 1.0}), 5.0);
   EXPECT_GT(peak_live(order, {1.0, 10.0}), 5.0);
+}
+
+
+/// Bytes of the data-parallel reduce-scatters and all-reduces of gradients in a stage program.
+struct Reductions {
+  double bytes = 0;
+  int calls = 0;
+};
+Reductions gradient_reductions(const StageProgram& stage) {
+  Reductions r;
+  for (const Task& t : stage.tasks) {
+    if (t.kind != TaskKind::kCollective || t.axis != CommAxis::kDp) continue;
+    if (t.op != CommOp::kReduceScatter && t.op != CommOp::kAllReduce) continue;
+    r.bytes += t.bytes;
+    ++r.calls;
+  }
+  return r;
+}
+
+TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
+  // dp 4, no pipeline, 8 sequences of micro batch 1 per step: 2 microbatches per replica.
+  // ZeRO-1 (and plain data parallelism) accumulate gradients locally and reduce once; ZeRO-2
+  // keeps only its shard, so each microbatch's gradients are reduce-scattered (DeepSpeed's
+  // partition_gradients): twice the bytes, in twice the calls.
+  const auto m = model(4);
+  hardware::ChipSpec chip;
+  chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
+  chip.hbm_capacity_bytes = 1e11;
+  chip.hbm_bandwidth_Bps = 1e12;
+  ParallelSpec p;
+  p.dp = 4;
+  TrainingSpec t;
+  t.global_batch = 8;
+  const double params = stage_param_count(m, p, 0);
+  const double grad_bytes = params * hardware::dtype_bytes(reduce_dtype(t.precision));
+  std::map<int, Reductions> by_stage;
+  for (int zero : {0, 1, 2}) {
+    p.zero = zero;
+    by_stage[zero] = gradient_reductions(build_step(m, chip, p, t).stages.front());
+  }
+  EXPECT_NEAR(by_stage[0].bytes, grad_bytes, 1.0);
+  EXPECT_NEAR(by_stage[1].bytes, grad_bytes, 1.0);
+  EXPECT_NEAR(by_stage[2].bytes, 2 * grad_bytes, 2.0);
+  EXPECT_EQ(by_stage[2].calls, 2 * by_stage[1].calls);
+  // Four microbatches: four times.
+  t.global_batch = 16;
+  p.zero = 2;
+  EXPECT_NEAR(gradient_reductions(build_step(m, chip, p, t).stages.front()).bytes, 4 * grad_bytes, 4.0);
 }
 
 }  // namespace
