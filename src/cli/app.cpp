@@ -216,6 +216,10 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   CollectiveOptions coll;
   CLI::App* coll_cmd = app.add_subcommand("collective", "Time a collective on a simulated pod, like nccl-tests");
   coll_cmd->add_option("--topology,-t", coll.args.topology_file, "Topology file (topologies/*.yaml)")->required();
+  coll_cmd->add_option("--hardware", coll.hardware,
+                       "Hardware file, or a name in configs/hardware (a100-80gb): its link efficiency scales the links, "
+                       "as run and validate do")
+      ->check(kFileName);
   coll_cmd->add_option("--op", coll.args.op, list(collectives::op_names()))->capture_default_str();
   coll_cmd->add_option("--algorithm,-a", coll.args.algorithm, list(collectives::algorithm_names()))->capture_default_str();
   coll_cmd->add_option("--protocol", coll.args.protocol, "NCCL protocol on a GPU cluster: " + list(collectives::protocol_names()))

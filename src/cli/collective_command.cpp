@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/collective_json.hpp"
+#include "cli/named_file.hpp"
 #include "collectives/collective_timing.hpp"
 #include "collectives/transfer_estimate.hpp"
 #include "collectives/group.hpp"
@@ -65,6 +66,16 @@ void print_json(const config::CollectiveRequest& request,
   j.member("op", collectives::op_name(request.op));
   j.member("algorithm", collectives::algorithm_name(timings.front().algorithm));
   j.member("network", network::fidelity_name(request.network.fidelity));
+  // The chip whose link efficiencies scaled the links (--hardware), null when they ran at
+  // their nominal bandwidth.
+  j.key("hardware");
+  if (request.chip) {
+    j.value(request.chip->name);
+  } else {
+    j.null();
+  }
+  j.member("link_efficiency_fast", request.chip ? request.chip->efficiency.ici : 1.0);
+  j.member("link_efficiency_slow", request.chip ? request.chip->efficiency.dcn : 1.0);
   j.member("group_size", timings.front().group_size);
   j.member("groups", timings.front().groups);
   j.key("results");
@@ -133,6 +144,18 @@ void check_work(const config::CollectiveRequest& request, const topology::Topolo
                    (analytical ? "" : "the analytical network, ") + "or pass --force");
 }
 
+/// What the links ran at: a chip's efficiencies (as `run` and `validate` use them) or nominal.
+std::string link_line(const config::CollectiveRequest& request) {
+  if (!request.chip) {
+    return "links at their nominal bandwidth (--hardware NAME applies a chip's link efficiency, as run and "
+           "validate do)";
+  }
+  const auto& e = request.chip->efficiency;
+  const auto percent = [](double f) { return units::format_fixed(100.0 * f, 0) + " %"; };
+  return "links at " + request.chip->name + "'s efficiency: " + percent(e.ici) + " of nominal on the fast tier, " +
+         percent(e.dcn) + " on the slow tier (efficiency.ici, efficiency.dcn)";
+}
+
 void print_text(const config::CollectiveRequest& request, const topology::Topology& topo,
                 const std::vector<collectives::CollectiveTiming>& timings) {
   const auto& first = timings.front();
@@ -146,7 +169,8 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
       << (one_algorithm ? std::string(collectives::algorithm_name(first.algorithm)) : std::string("algorithm per size"))
       << (nccl ? " · NCCL" : "") << " · " << network::fidelity_name(request.network.fidelity) << " network · " << topo.name() << " ("
       << topo.chips() << " chips) · axes " << axes << ": " << first.groups
-      << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n\n";
+      << (first.groups == 1 ? " group of " : " groups of ") << first.group_size << " chips at once\n"
+      << link_line(request) << "\n\n";
   std::vector<std::string> headers{"size", "algorithm"};
   if (nccl) headers.insert(headers.end(), {"protocol", "NCCL model"});
   headers.insert(headers.end(), {"time", "algbw", "busbw", "busiest link"});
@@ -170,7 +194,11 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
 
 void run_collective(const CollectiveOptions& options, const Invocation& invocation) {
   // Everything is validated before the first simulation starts.
-  const config::CollectiveRequest request = config::load_collective_request(options.args);
+  config::CollectiveArgs args = options.args;
+  if (!options.hardware.empty()) {
+    args.hardware_file = resolve_named_file("--hardware", options.hardware, repository_root("") / "configs" / "hardware");
+  }
+  const config::CollectiveRequest request = config::load_collective_request(args);
   require_same_inputs(request.inputs, invocation);
   const topology::Topology topo(request.topology);
   std::vector<int> axes;

@@ -10,6 +10,7 @@ namespace podsim::cli {
 /// `podsim collective`: nccl-tests for a simulated pod.
 struct CollectiveOptions {
   config::CollectiveArgs args;
+  std::string hardware;  ///< --hardware: a file, or a name in configs/hardware
   std::string output_file;  ///< -o: HDF5 file with the /collectives table
   bool json = false;
   bool stats = false;  ///< report the partitioned simulations on stderr

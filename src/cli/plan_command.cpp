@@ -1,41 +1,20 @@
 #include "cli/plan_command.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
+#include "cli/named_file.hpp"
 #include "config/scenario_config.hpp"
 #include "output/hdf5_writer.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
 #include "util/error.hpp"
-#include "util/input_file.hpp"
-#include "util/suggest.hpp"
 
 namespace podsim::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-/// `value` as a file if there is one, else the YAML file of that name in `dir`.
-fs::path resolve(const std::string& flag, const std::string& value, const fs::path& dir) {
-  std::error_code unreadable;
-  if (fs::exists(fs::symlink_status(value, unreadable))) {
-    (void)check_input_file(value, flag + " " + value);  // a device, FIFO, directory or loop says so
-    return value;
-  }
-  const fs::path named = dir / (value + ".yaml");
-  if (fs::is_regular_file(named)) return named;
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  throw InputError(flag + " " + value + ": no such file, nor a file " + value + ".yaml in " + dir.string() +
-                   did_you_mean(value, names) + (names.empty() ? "" : "; known names are " + join_choices(names)));
-}
 
 /// The planner chooses the layout: overrides of what it chooses would be silently lost.
 void check_sets(const std::vector<config::Override>& overrides) {
@@ -53,11 +32,11 @@ void check_sets(const std::vector<config::Override>& overrides) {
 }  // namespace
 
 void run_plan_command(const PlanOptions& options, const Invocation& invocation) {
-  const fs::path root = options.root.empty() ? fs::path(PODSIM_SOURCE_DIR) : fs::path(options.root);
+  const fs::path root = repository_root(options.root);
   config::ScenarioParts parts;
-  parts.model = resolve("--model", options.model, root / "configs" / "models");
-  parts.hardware = resolve("--hardware", options.hardware, root / "configs" / "hardware");
-  parts.topology = resolve("--topology", options.topology, root / "topologies");
+  parts.model = resolve_named_file("--model", options.model, root / "configs" / "models");
+  parts.hardware = resolve_named_file("--hardware", options.hardware, root / "configs" / "hardware");
+  parts.topology = resolve_named_file("--topology", options.topology, root / "topologies");
   parts.global_batch = options.global_batch;
   parts.seq_len = options.seq_len;
   const auto overrides = config::parse_overrides(options.sets);

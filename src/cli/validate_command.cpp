@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/collective_json.hpp"
+#include "cli/named_file.hpp"
 #include "output/json_writer.hpp"
 #include "output/step_text.hpp"
 #include "output/text_table.hpp"
@@ -185,7 +186,7 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
 }  // namespace
 
 void run_validate(const ValidateOptions& options, const Invocation& invocation) {
-  const std::filesystem::path root(options.root.empty() ? std::string(PODSIM_SOURCE_DIR) : options.root);
+  const std::filesystem::path root = repository_root(options.root);
   const std::filesystem::path data =
       options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
   auto rows = validation::read_csv(data, validation::published_columns());

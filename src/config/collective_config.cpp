@@ -1,6 +1,7 @@
 #include "config/collective_config.hpp"
 
 #include "config/document.hpp"
+#include "config/model_reader.hpp"
 #include "config/network_reader.hpp"
 #include "config/topology_reader.hpp"
 #include "util/error.hpp"
@@ -69,6 +70,10 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   root["topology"] = load_yaml_file(file, shown, sources);
   sources.add_file("topology", shown);
   inline_topology_includes(root["topology"], "topology", file.parent_path(), sources);
+  if (!args.hardware_file.empty()) {
+    root["hardware"] = load_yaml_file(args.hardware_file, display_name(args.hardware_file), sources);
+    sources.add_file("hardware", display_name(args.hardware_file));
+  }
 
   // Each flag becomes a value in the document, so --set and errors treat them alike.
   auto flag = [&](const std::string& section, const std::string& key, const std::string& flag_name,
@@ -85,10 +90,16 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   apply_overrides(root, parse_overrides(args.sets), sources);
 
   Reader top(root, "", sources);
-  top.allow_only({"topology", "network", "collective"});
+  top.allow_only({"topology", "hardware", "network", "collective"});
   CollectiveRequest request;
   Reader topo_reader = top.child("topology");
   request.topology = read_topology(topo_reader);
+  if (root["hardware"]) {
+    Reader hardware_reader = top.child("hardware");
+    request.chip = read_hardware(hardware_reader);
+    request.topology = topology::with_link_efficiency(request.topology, request.chip->efficiency.ici,
+                                                      request.chip->efficiency.dcn);
+  }
   Reader net_reader = top.child("network");
   request.network = read_network(net_reader);
 

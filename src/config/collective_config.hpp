@@ -1,10 +1,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
+#include "hardware/chip_spec.hpp"
 #include "config/input_record.hpp"
 #include "network/network_spec.hpp"
 #include "topology/topology_spec.hpp"
@@ -14,6 +17,9 @@ namespace podsim::config {
 /// What `podsim collective` was given on its command line, as typed.
 struct CollectiveArgs {
   std::string topology_file;
+  /// The chip's file (--hardware, resolved): its link efficiencies scale the topology's links,
+  /// as `run` and `validate` scale them. Empty: links at their nominal bandwidth.
+  std::filesystem::path hardware_file;
   std::string op = "all-reduce";
   std::string algorithm = "auto";
   std::string protocol = "auto";
@@ -25,16 +31,20 @@ struct CollectiveArgs {
 
 /// A validated `podsim collective` request.
 struct CollectiveRequest {
+  /// The topology as `run` times it: with --hardware, each link at the chip's efficiency.ici
+  /// (fast tier) or efficiency.dcn (slow tier) of its nominal bandwidth.
   topology::TopologySpec topology;
+  /// The chip given with --hardware, whose efficiencies scale the links.
+  std::optional<hardware::ChipSpec> chip;
   network::NetworkSpec network;
   collectives::Op op = collectives::Op::kAllReduce;
   collectives::Algorithm algorithm = collectives::Algorithm::kAuto;
   collectives::Protocol protocol = collectives::Protocol::kAuto;  ///< NCCL clusters only
   std::vector<std::string> axes;     ///< axis names (all of them for "all")
   std::vector<std::uint64_t> sizes;  ///< bytes, in the order given
-  /// The resolved request: {topology: …, network: …, collective: …}.
+  /// The resolved request: {topology: …, [hardware: …,] network: …, collective: …}.
   std::string resolved_yaml;
-  /// Every file read (the topology and the slice it includes).
+  /// Every file read (the topology, the slice it includes, the hardware).
   std::vector<InputRecord> inputs;
 };
 

@@ -49,6 +49,7 @@ INCLUDES = {
     ("scenario", "topology"): "topology",
     ("scenario", "network"): "network",
     ("request", "topology"): "topology",
+    ("request", "hardware"): "hardware",
     ("request", "network"): "network",
 }
 
