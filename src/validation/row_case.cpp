@@ -575,7 +575,13 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
                                 "(early_stop; the amp_bf16 tables ran llm-foundry's pytorch:2.1.0 image)");
     }
   }
-  t.precision = precision_of(row.at("precision"), out.assumptions);
+  const auto precision = precision_of(row.at("precision"), out.assumptions);
+  if (!precision) {
+    out.skip_reason = "precision \"" + row.at("precision") + "\" names no number format podsim models (" +
+                      kPrecisionWords + ")";
+    return out;
+  }
+  t.precision = *precision;
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
   if (t.flash_attention && llm_foundry_flash_kernel(row) == hardware::FlashKernel::kTriton) {
     t.flash_kernel = hardware::FlashKernel::kTriton;

@@ -7,30 +7,44 @@
 
 namespace podsim::validation {
 
-parallelism::Precision precision_of(const std::string& text, std::vector<std::string>& assumptions) {
+std::optional<parallelism::Precision> precision_of(const std::string& text, std::vector<std::string>& assumptions) {
   using hardware::DType;
+  // Formats podsim has no kernels or peaks for: refused rather than read as bf16.
+  for (const char* unknown : {"fp4", "fp6", "mxfp", "int4", "int8"}) {
+    if (has(text, unknown)) return std::nullopt;
+  }
+  if (has(text, "fp8")) {
+    // Transformer Engine's fp8 recipe (Megatron-Core --fp8-format): the linear layers' GEMMs
+    // read fp8 operands, cast right before each GEMM; the attention core (fp8_dpa off by
+    // default), element-wise ops and saved activations stay in bf16; weights, gradients and
+    // Adam state as in bf16 training.
+    assumptions.push_back("fp8: Transformer Engine's fp8 GEMMs in the linear layers, bf16 elsewhere (fp8_dpa off)");
+    return parallelism::Precision{DType::kFp8, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16,
+                                  std::nullopt, false, std::nullopt};
+  }
+  if (!text.empty() && !has(text, "fp16") && !has(text, "bf16") && !has(text, "fp32")) return std::nullopt;
   if (has(text, "fp16")) {
     // Megatron-style fp16 mixed precision: fp16 weights and gradients, fp32 Adam state.
-    return {DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false, std::nullopt};
+    return parallelism::Precision{DType::kFp16, DType::kFp16, DType::kFp16, DType::kFp32, DType::kFp16, std::nullopt, false, std::nullopt};
   }
   if (has(text, "amp_bf16") && !has(text, "pure")) {
     // Composer's automatic mixed precision under FSDP takes mixed_precision DEFAULT (llm-foundry's
     // default): bf16 weights gathered, gradients reduced in fp32 (composer #2047, March 2023).
     assumptions.push_back("amp_bf16: FSDP mixed_precision DEFAULT, gradients reduced in fp32 (Composer)");
-    return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, DType::kFp32};
+    return parallelism::Precision{DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, DType::kFp32};
   }
   if (has(text, "pure")) {
     // Composer's bf16 precision under FSDP mixed_precision PURE: autocast to bf16 (Composer
     // <= 0.11's `bf16` is its AMP_BF16; composer/core/precision.py), with weights gathered and
     // gradients reduced in bf16.
     assumptions.push_back("bf16 (PURE): autocast to bf16 (Composer's bf16), FSDP gathers and reduces in bf16");
-    return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
+    return parallelism::Precision{DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
   }
   if (has(text, "fp32 weights") || has(text, "fp32")) {
-    return {DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
+    return parallelism::Precision{DType::kBf16, DType::kFp32, DType::kFp32, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
   }
   if (text.empty()) assumptions.push_back("precision: bf16 compute, fp32 weights and Adam state (not given)");
-  return {DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
+  return parallelism::Precision{DType::kBf16, DType::kFp32, DType::kBf16, DType::kFp32, DType::kBf16, std::nullopt, false, std::nullopt};
 }
 
 System system_of(const CsvRow& row) {

@@ -17,10 +17,16 @@ namespace podsim::validation {
 enum class System { kMegatron, kMaxText, kLlmFoundry, kOther };
 System system_of(const CsvRow& row);
 
-/// "fp16" → Megatron mixed precision (fp16 weights and gradients, fp32 Adam); "fp32 weights"
-/// → bf16 compute, fp32 weights and gradients; else bf16 compute with fp32 master weights
-/// (said in `assumptions` when the cell is empty).
-parallelism::Precision precision_of(const std::string& cell, std::vector<std::string>& assumptions);
+/// "fp8" → Transformer Engine's fp8 GEMMs, bf16 elsewhere; "fp16" → Megatron mixed precision
+/// (fp16 weights and gradients, fp32 Adam); "fp32 weights" → bf16 compute, fp32 weights and
+/// gradients; else bf16 compute with fp32 master weights (said in `assumptions` when the cell
+/// is empty). nullopt for a cell naming a format podsim does not model (fp4, fp6, mxfp, int4,
+/// int8) or none of fp8, fp16, bf16, fp32: such a row is skipped with kPrecisionWords, never
+/// read as bf16.
+std::optional<parallelism::Precision> precision_of(const std::string& cell, std::vector<std::string>& assumptions);
+/// What a precision cell may say, for the skip reason of one that says something else.
+inline constexpr const char* kPrecisionWords =
+    "fp8, fp16, bf16, amp_bf16, bf16 (PURE), bf16 compute with fp32 weights, or nothing";
 
 /// The remat policy a recompute cell names (MaxText's `remat_policy=full` is JAX's
 /// nothing_saveable; LLaMA's saved "linear outputs" is `minimal`); nullopt when it names none.

@@ -250,6 +250,22 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
   EXPECT_EQ(z3("A later paper (arXiv 2305.01234)", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
   EXPECT_EQ(z3("Narayanan et al. SC21 (arXiv 2104.04473)", "PyTorch FSDP FULL_SHARD"), Zero3Collectives::kFlat);
   EXPECT_EQ(z3("No date", "ZeRO-3 (DeepSpeed)"), Zero3Collectives::kFlat);
+  // An fp8 cell runs Transformer Engine's fp8 GEMMs (never bf16 without a word); a format podsim
+  // has no kernels for, or a cell naming no format, skips the row with the words it accepts.
+  EXPECT_EQ(training({{"precision", "fp8 (Transformer Engine, hybrid)"}}).scenario.training.precision.compute,
+            hardware::DType::kFp8);
+  EXPECT_EQ(training({{"precision", "FP8"}}).scenario.training.precision.compute, hardware::DType::kFp8);
+  EXPECT_EQ(training({{"precision", "bf16"}}).scenario.training.precision.compute, hardware::DType::kBf16);
+  for (const char* cell : {"nvfp4", "MXFP8 block scaled", "int8 (AQT)", "mixed"}) {
+    std::map<std::string, std::string> cells{{"hardware", "TPU v5p"}, {"n_chips", "64"}, {"model", "x"},
+                                             {"layers", "8"}, {"hidden", "1024"}, {"ffn_hidden", "3584"},
+                                             {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"},
+                                             {"global_batch_seqs", "64"}, {"tp", "4"}, {"pp", "1"},
+                                             {"precision", cell}};
+    const RowCase c = express(row(cells), kCatalog);
+    EXPECT_NE(c.skip_reason.find("names no number format podsim models (fp8, fp16"), std::string::npos)
+        << cell << ": " << c.skip_reason;
+  }
   // Composer's amp_bf16 under FSDP (mixed_precision DEFAULT) reduces gradients in fp32; PURE in bf16.
   EXPECT_EQ(training({{"precision", "amp_bf16"}}).scenario.training.precision.reduce, hardware::DType::kFp32);
   EXPECT_FALSE(training({{"precision", "bf16 (PURE)"}}).scenario.training.precision.reduce.has_value());
