@@ -1,9 +1,11 @@
 #include "plan/layout_space.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
 #include "memory/memory_model.hpp"
+#include "plan/remat_menu.hpp"
 #include "util/units.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/work_bounds.hpp"
@@ -195,20 +197,22 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
         out.push_back(Candidate{shape, Verdict::kCannotRun, problem, true});
         continue;
       }
-      const std::vector<Recompute> recomputes =
-          only(fixed.recompute, std::vector<Recompute>(parallelism::kRecomputes.begin(), parallelism::kRecomputes.end()));
       for (int mb : only(fixed.micro_batch, options.micro_batches)) {
         if (base.training.global_batch % (shape.dp * mb) != 0) continue;
         for (const auto& [schedule, v] : schedules(pp, options)) {
           for (bool sp : only(fixed.sequence_parallel, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
-            // The recompute level at which each ZeRO stage first fits, per group (-1: not yet).
-            std::array<std::array<int, 2>, 4> first_fit{};
-            for (auto& f : first_fit) f.fill(-1);
+            Layout sliced = shape;
+            sliced.micro_batch = mb;
+            sliced.sequence_parallel = sp;
+            const RematMenu menu = remat_menu(apply(base, sliced), fixed.recompute);
+            const std::vector<Recompute>& recomputes = menu.policies;
+            // The remat policies (indices into the menu) that fit, per ZeRO stage and group.
+            std::array<std::array<std::vector<std::size_t>, 2>, 4> fitting{};
             const std::vector<int> groups = zero_groups(base, fixed, shape.dp);
             for (int zero : only(fixed.zero, shape.dp > 1 ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{0})) {
               for (std::size_t g = 0; g < (zero >= 1 ? groups.size() : 1); ++g) {
                 const int group = zero >= 1 ? groups[g] : 0;
-                auto& fit = first_fit[static_cast<std::size_t>(zero)][g];
+                auto& fits = fitting[static_cast<std::size_t>(zero)][g];
                 for (std::size_t r = 0; r < recomputes.size(); ++r) {
                   Candidate c;
                   c.layout = shape;
@@ -231,13 +235,16 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                                                           options.memory_headroom)) {
                     c.verdict = Verdict::kDoesNotFit;
                     c.reason = *why;
-                  } else if (fit >= 0) {
+                  } else if (const auto q = std::find_if(fits.begin(), fits.end(),
+                                                         [&](std::size_t f) { return menu.dominates(f, r); });
+                             q != fits.end()) {
                     c.verdict = Verdict::kDominated;
-                    c.reason = std::string("recomputes more than recompute ") +
-                               parallelism::recompute_name(recomputes[static_cast<std::size_t>(fit)]) + ", which fits";
+                    c.reason = std::string("recomputes at least what recompute ") + parallelism::recompute_name(recomputes[*q]) +
+                               " does, which fits";
                   } else {
-                    fit = static_cast<int>(r);
-                    if (zero == 2 && first_fit[1][g] == static_cast<int>(r)) {
+                    fits.push_back(r);
+                    const auto& zero1 = fitting[1][g];
+                    if (zero == 2 && std::find(zero1.begin(), zero1.end(), r) != zero1.end()) {
                       c.verdict = Verdict::kDominated;
                       c.reason = "runs ZeRO-1's program and reduces every microbatch's gradients, and ZeRO-1 fits";
                     }

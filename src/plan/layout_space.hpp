@@ -97,11 +97,11 @@ std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown
 /// breaks a layout rule, cannot be placed on the topology, or whose largest collective is
 /// beyond the work budget is one kCannotRun row); for the
 /// rest, every micro batch dividing the batch; GPipe, 1F1B and interleaved 1F1B (pp > 1);
-/// sequence parallelism on and off (tp > 1); ZeRO 0–3 (dp > 1); no, selective and full
-/// recompute. Each is checked against the layout rules and memory, then two dominance rules
-/// of the model prune what need not be simulated (docs/plan.md):
-/// - recompute only adds compute: with the other knobs equal, only the least recompute that
-///   fits is simulated;
+/// sequence parallelism on and off (tp > 1); ZeRO 0–3 (dp > 1); every remat policy of the
+/// stack's menu (remat_menu.hpp). Each is checked against the layout rules and memory, then two
+/// dominance rules of the model prune what need not be simulated (docs/plan.md):
+/// - recompute only adds compute: with the other knobs equal, a policy is not simulated when
+///   one that re-runs a subset of its ops (RematMenu::dominates) fits;
 /// - ZeRO-2 runs ZeRO-1's program plus a reduce-scatter of every earlier microbatch's
 ///   gradients (it keeps only its shard of them): it is simulated only when ZeRO-1 does not
 ///   fit with the same recompute.

@@ -14,6 +14,7 @@
 #include "plan/layout_space.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
+#include "plan/remat_menu.hpp"
 
 namespace podsim::plan {
 namespace {
@@ -136,8 +137,55 @@ TEST(LayoutSpace, OnSeveralSlicesZeroAlsoShardsInsideEachSlice) {
   EXPECT_GT(hybrid_simulated, 0U);
 }
 
+TEST(RematMenu, TheStacksPoliciesLeastRecomputeFirstAndSubsetsDominate) {
+  using workload::Recompute;
+  // TPU v5e runs XLA (MaxText): Megatron's three and MaxText's named policies, with the
+  // offloading ones since the chip's host link is known.
+  const runtime::Scenario tpu = small_base();
+  const RematMenu xla = remat_menu(tpu, std::nullopt);
+  const std::set<Recompute> named(xla.policies.begin(), xla.policies.end());
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull, Recompute::kNothingSaveable,
+                      Recompute::kMinimal, Recompute::kMinimalFlash, Recompute::kSaveDotExceptMlpwi,
+                      Recompute::kSaveDotExceptMlp, Recompute::kSaveQkvProj, Recompute::kSaveOutProj,
+                      Recompute::kQkvProjOffloaded, Recompute::kMinimalOffloaded}) {
+    EXPECT_EQ(named.count(r), 1U) << workload::recompute_name(r);
+  }
+  EXPECT_EQ(named.count(Recompute::kEarlyStop), 0U);  // PyTorch's checkpoint, not XLA's
+  // Re-running nothing dominates every policy; Megatron's full (every forward op again) none.
+  EXPECT_EQ(xla.policies.front(), Recompute::kNone);
+  for (std::size_t r = 0; r < xla.policies.size(); ++r) {
+    EXPECT_TRUE(xla.dominates(0, r)) << workload::recompute_name(xla.policies[r]);
+  }
+  const auto index = [&](Recompute r) {
+    return static_cast<std::size_t>(std::find(xla.policies.begin(), xla.policies.end(), r) - xla.policies.begin());
+  };
+  // minimal keeps every weight matmul's output, nothing_saveable none: minimal re-runs less.
+  EXPECT_TRUE(xla.dominates(index(Recompute::kMinimal), index(Recompute::kNothingSaveable)));
+  EXPECT_FALSE(xla.dominates(index(Recompute::kNothingSaveable), index(Recompute::kMinimal)));
+  // Offloading moves what minimal keeps to the host: it re-runs the same, so neither dominates
+  // the other (one pays the host link, the other HBM).
+  EXPECT_FALSE(xla.dominates(index(Recompute::kMinimalOffloaded), index(Recompute::kMinimal)));
+  // Least re-run work first: a policy never comes after one it dominates.
+  for (std::size_t q = 0; q < xla.policies.size(); ++q) {
+    for (std::size_t r = 0; r < q; ++r) {
+      if (xla.rerun[q] != xla.rerun[r] || xla.host[q] != xla.host[r]) {
+        EXPECT_FALSE(xla.dominates(q, r)) << workload::recompute_name(xla.policies[q]) << " before "
+                                          << workload::recompute_name(xla.policies[r]);
+      }
+    }
+  }
+  // A GPU runs Megatron-LM: its three levels.
+  runtime::Scenario gpu = tpu;
+  gpu.chip.stack = hardware::SoftwareStack::kMegatron;
+  EXPECT_EQ(remat_menu(gpu, std::nullopt).policies,
+            (std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}));
+  // A fixed policy is the whole menu.
+  EXPECT_EQ(remat_menu(tpu, Recompute::kMinimalFlash).policies, std::vector<Recompute>{Recompute::kMinimalFlash});
+}
+
 TEST(LayoutSpace, DominanceKeepsOnlyTheLeastRecomputeThatFitsAndZero2WhenItSavesRecompute) {
-  const auto candidates = enumerate_layouts(small_base(), SpaceOptions{});
+  const runtime::Scenario base = small_base();
+  const auto candidates = enumerate_layouts(base, SpaceOptions{});
   // Group the variants that differ only in recompute.
   using Key = std::tuple<int, int, int, int, int, int, bool, int, int>;
   std::map<Key, std::vector<const Candidate*>> groups;
@@ -150,15 +198,23 @@ TEST(LayoutSpace, DominanceKeepsOnlyTheLeastRecomputeThatFitsAndZero2WhenItSaves
   }
   std::size_t dominated = 0;
   for (const auto& [key, variants] : groups) {
-    ASSERT_EQ(variants.size(), 3U);  // none, selective, full
-    bool fitted = false;
-    for (const Candidate* c : variants) {
+    const RematMenu menu = remat_menu(apply(base, variants.front()->layout), std::nullopt);
+    ASSERT_EQ(variants.size(), menu.policies.size());  // every policy of the stack, in the menu's order
+    // A variant is dominated by recompute exactly when a policy that re-runs a subset of its ops fits.
+    std::vector<std::size_t> fitting;
+    for (std::size_t r = 0; r < variants.size(); ++r) {
+      const Candidate* c = variants[r];
+      EXPECT_EQ(c->layout.recompute, menu.policies[r]);
       if (c->verdict == Verdict::kCannotRun || c->verdict == Verdict::kDoesNotFit) continue;
-      if (fitted) {
+      const bool beaten = std::any_of(fitting.begin(), fitting.end(), [&](std::size_t q) { return menu.dominates(q, r); });
+      if (beaten) {
         EXPECT_EQ(c->verdict, Verdict::kDominated) << describe(c->layout);
+        EXPECT_NE(c->reason.find("recomputes at least what recompute"), std::string::npos) << c->reason;
         ++dominated;
+      } else {
+        EXPECT_EQ(c->reason.find("recomputes at least"), std::string::npos) << describe(c->layout);
+        fitting.push_back(r);
       }
-      fitted = true;
     }
   }
   EXPECT_GT(dominated, 0U);
