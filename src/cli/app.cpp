@@ -171,6 +171,11 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   plan_cmd->add_option("--output,-o", plan_opts.output_file, "Write every layout (the /plan table) to this HDF5 file")
       ->check(kFileName);
   plan_cmd->add_flag("--json", plan_opts.json, "Print the ranked layouts as one JSON object");
+  plan_cmd->add_option("--emit", plan_opts.emit,
+                       "Print the N-th ranked layout as a scenario podsim run takes (on the network it was ranked on) "
+                       "instead of the table")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
+      ->excludes("--json");
   plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
   plan_cmd->add_flag("--force", plan_opts.force,
                      "Simulate even beyond the plan's work budget (20 min of estimated simulation per process)");
@@ -289,7 +294,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
 
   if (contention_top->count() == 0) plan_opts.contention_top = plan_opts.top;
   // Text for a person goes through printable(); JSON, CSV and a stored scenario are data.
-  const bool machine_readable = (run_cmd->parsed() && run_opts.json) || (plan_cmd->parsed() && plan_opts.json) ||
+  const bool machine_readable = (run_cmd->parsed() && run_opts.json) || (plan_cmd->parsed() && (plan_opts.json || plan_opts.emit > 0)) ||
                                 (whatif_cmd->parsed() && whatif_opts.json) ||
                                 (validate_cmd->parsed() && validate_opts.json) || (topo_cmd->parsed() && topo.json) ||
                                 (coll_cmd->parsed() && coll.json) ||

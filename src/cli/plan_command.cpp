@@ -9,6 +9,7 @@
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
 #include "util/error.hpp"
+#include "util/units.hpp"
 
 namespace podsim::cli {
 
@@ -27,6 +28,27 @@ void check_sets(const std::vector<config::Override>& overrides) {
                        "training.flash_attention=true or network.max_chunks=32");
     }
   }
+}
+
+/// The `rank`-th layout of `result` (1: the winner) as a scenario document `podsim run` takes:
+/// the base scenario with the layout's knobs, on the network it was ranked on, so the run gives
+/// the step time the plan printed.
+std::string emitted_scenario(const config::LoadedScenario& loaded, const plan::PlanResult& result, std::size_t rank) {
+  if (rank > result.ranking.size()) {
+    throw InputError("--emit " + std::to_string(rank) + ": the plan ranked " + std::to_string(result.ranking.size()) +
+                     (result.ranking.size() == 1 ? " layout" : " layouts") +
+                     (result.ranking.empty() ? " (none fits and can run)" : ""));
+  }
+  const std::size_t index = result.ranking[rank - 1];
+  const plan::Candidate& c = result.candidates[index];
+  const bool contention = result.contention[index].has_value();
+  std::vector<std::string> settings = plan::layout_settings(c.layout);
+  settings.push_back(std::string("network.model=") + (contention ? "contention" : "analytical"));
+  const config::LoadedScenario chosen = loaded.again(config::parse_overrides(settings), true);
+  return "# podsim plan --emit " + std::to_string(rank) + ": layout #" + std::to_string(rank) + " of " +
+         std::to_string(result.ranking.size()) + " ranked, " + plan::describe(c.layout) + ", " +
+         units::format_fixed(result.best_outcome(index).step_s, 3) + " s per step on the " +
+         (contention ? "contention-aware" : "analytical") + " network\n" + chosen.resolved_yaml();
 }
 
 }  // namespace
@@ -55,12 +77,18 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   if (!invocation.prints()) return;
 
   const plan::PlanRequest request{loaded.scenario, loaded.scenario.topology.name, options.top};
+  // Before anything is written: an --emit beyond the ranking is an error, not a half-done run.
+  const std::string emitted = options.emit > 0 ? emitted_scenario(loaded, result, options.emit) : "";
   if (claim) {
     const std::string config_yaml = "# podsim plan: the base scenario; each layout replaces its parallelism, "
                                     "training.micro_batch and training.recompute\n" +
                                     loaded.resolved_yaml();
     claim->write(output::hdf5_bytes(output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
                                     {plan::plan_table(result)}));
+  }
+  if (options.emit > 0) {
+    std::cout << emitted;
+    return;
   }
   std::cout << (options.json ? plan::plan_json(request, result) + "\n" : plan::plan_text(request, result));
 }

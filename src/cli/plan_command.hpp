@@ -25,6 +25,8 @@ struct PlanOptions {
   bool force = false;    ///< --force: beyond the plan's work budget
   std::vector<std::string> sets;  ///< overrides of the base scenario (not of what the plan chooses)
   std::string root;               ///< where names are looked up (default: the source tree)
+  /// --emit N: print the N-th ranked layout as a scenario `podsim run` takes (0: the table).
+  std::size_t emit = 0;
 };
 
 void run_plan_command(const PlanOptions& options, const Invocation& invocation);

@@ -131,6 +131,21 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   return s;
 }
 
+std::vector<std::string> layout_settings(const Layout& l) {
+  const auto set = [](const char* key, const std::string& value) { return std::string(key) + "=" + value; };
+  return {set("parallelism.dp", std::to_string(l.dp)),
+          set("parallelism.tp", std::to_string(l.tp)),
+          set("parallelism.pp", std::to_string(l.pp)),
+          set("parallelism.schedule", parallelism::schedule_name(l.schedule)),
+          set("parallelism.virtual_stages", std::to_string(l.virtual_stages)),
+          set("parallelism.zero", std::to_string(l.zero)),
+          // 0 (one group of every replica) is written as dp: the same group, and a value the key takes.
+          set("parallelism.zero_group", std::to_string(l.zero_group > 0 ? l.zero_group : l.dp)),
+          set("parallelism.sequence_parallel", l.sequence_parallel ? "true" : "false"),
+          set("training.micro_batch", std::to_string(l.micro_batch)),
+          set("training.recompute", parallelism::recompute_name(l.recompute))};
+}
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kCannotRun:

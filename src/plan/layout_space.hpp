@@ -90,6 +90,10 @@ struct SpaceOptions {
   FixedKnobs fixed;
 };
 
+/// `--set` assignments that give a scenario the knobs of `l` (parallelism, micro batch,
+/// recompute): what `podsim plan --emit` applies to the base scenario.
+std::vector<std::string> layout_settings(const Layout& l);
+
 /// Why `stages` do not fit once `headroom` of each chip's HBM is left free, or nothing.
 std::optional<std::string> does_not_fit_with(std::vector<memory::MemoryBreakdown> stages, double headroom);
 
