@@ -44,6 +44,7 @@ void print_json(const validation::ValidationReport& r) {
     j.member("source", row.source);
     j.member("layout", row.layout);
     j.member("reports_run", row.reports_run);
+    j.member("mfu", row.mfu);
     j.member("fits", row.fits);
     j.member("memory_gib", row.memory_bytes / kGiB);
     j.member("capacity_gib", row.capacity_bytes / kGiB);

@@ -108,6 +108,7 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
   }
   const runtime::StepReport step = runtime::simulate_step(s, runtime::Recording::kTotals);
   r.predicted = predict_training(c.metric, s, step);
+  r.mfu = step.mfu;
   r.fits = step.fits();
   std::size_t fullest = 0;
   for (std::size_t i = 0; i < step.memory.size(); ++i) {

@@ -25,6 +25,9 @@ struct RowResult {
   /// capacity. A row that reports a run (a step quantity) must fit.
   std::string layout;
   bool reports_run = false;
+  /// The simulated step's MFU (training rows that simulate a step; 0 otherwise): what a
+  /// constant-MFU baseline scales the prediction by (tools/calibrate --cross).
+  double mfu = 0;
   bool fits = true;
   double memory_bytes = 0;
   double capacity_bytes = 0;
