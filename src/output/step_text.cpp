@@ -6,6 +6,7 @@
 
 #include "hardware/dtype.hpp"
 #include "output/json_writer.hpp"
+#include "output/prediction_band.hpp"
 #include "output/text_table.hpp"
 #include "runtime/critical_path.hpp"
 #include "util/units.hpp"
@@ -65,6 +66,7 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   out << "step " << format_fixed(r.step_s, 3) << " s   tokens/s " << grouped(r.tokens_per_s) << "   MFU " << format_fixed(100 * r.mfu, 1)
       << " %   HFU " << format_fixed(100 * r.hfu, 1) << " %   memory " << gib(mem.total) << " / " << gib(mem.capacity)
       << " GiB per chip (" << (r.fits() ? "fits" : "DOES NOT FIT") << ")\n";
+  out << "podsim's error on runs like this: " << band_text(prediction_band(s.chip)) << "\n";
   out << "batch " << s.training.global_batch << " × " << s.training.seq_len << " tokens = " << r.microbatches
       << (r.microbatches == 1 ? " microbatch of " : " microbatches of ") << s.training.micro_batch << " per replica · "
       << s.chip.name << " · "
@@ -161,6 +163,10 @@ std::string step_json(const runtime::Scenario& s, const runtime::StepReport& r, 
   j.begin_object();
   row_members(j, memory_table(r), fullest_stage(r));
   j.end_object();
+  // How far step times like this one are from measured ones (docs/calibration.md).
+  const PredictionBand band = prediction_band(s.chip);
+  j.member("error_band", band.mape);
+  j.member("error_band_basis", band.basis);
   j.key("critical_path");
   j.begin_array();
   for (const auto& c : runtime::path_contributors(r.execution.critical_path)) {

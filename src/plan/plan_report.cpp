@@ -5,9 +5,11 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "memory/memory_model.hpp"
 #include "output/json_writer.hpp"
+#include "output/prediction_band.hpp"
 #include "output/text_table.hpp"
 #include "topology/topology_spec.hpp"
 #include "util/units.hpp"
@@ -156,6 +158,48 @@ std::string pure_model_parallel_verdict(const PlanRequest& q, const PlanResult& 
                               [](const Layout& l) { return l.dp == 1; }, [](int) { return true; }, 0});
 }
 
+std::size_t tied_with_winner(const PlanRequest& q, const PlanResult& r) {
+  if (r.ranking.empty()) return 0;
+  const double band = output::prediction_band(q.base.chip).spread;
+  const double winner = r.best_outcome(r.ranking.front()).step_s;
+  std::size_t n = 0;
+  while (n < r.ranking.size() && r.best_outcome(r.ranking[n]).step_s <= winner * (1 + band)) ++n;
+  return n;
+}
+
+namespace {
+
+/// The knobs whose values differ among the first `n` ranked layouts ("tp, pp, ZeRO, recompute").
+std::string what_differs(const PlanResult& r, std::size_t n) {
+  std::vector<std::pair<const char*, std::set<std::string>>> knobs{
+      {"dp", {}}, {"tp", {}}, {"pp", {}}, {"schedule", {}}, {"micro batch", {}}, {"ZeRO", {}}, {"SP", {}}, {"recompute", {}}};
+  for (std::size_t i = 0; i < n; ++i) {
+    const Layout& l = r.candidates[r.ranking[i]].layout;
+    const std::string values[] = {std::to_string(l.dp), std::to_string(l.tp), std::to_string(l.pp), schedule_text(l),
+                                  std::to_string(l.micro_batch), zero_text(l), on_off(l.sequence_parallel),
+                                  parallelism::recompute_name(l.recompute)};
+    for (std::size_t k = 0; k < knobs.size(); ++k) knobs[k].second.insert(values[k]);
+  }
+  std::string out;
+  for (const auto& [name, seen] : knobs) {
+    if (seen.size() > 1) out += (out.empty() ? "" : ", ") + std::string(name);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string tie_text(const PlanRequest& q, const PlanResult& r) {
+  const std::size_t n = tied_with_winner(q, r);
+  const output::PredictionBand band = output::prediction_band(q.base.chip);
+  const std::string percent = fixed(100 * band.spread, 1) + " %";
+  const std::string why = " — podsim's error in comparing two runs of one stack and machine (" + band.basis +
+                          ", less each source's mean)";
+  if (n < 2) return "no tie: #2 is more than " + percent + " slower than the winner" + why;
+  return "a tie: #1–#" + std::to_string(n) + " lie within " + percent + " of the winner's step" + why +
+         " — so their order is not a prediction; they differ in " + what_differs(r, n);
+}
+
 std::string plan_text(const PlanRequest& q, const PlanResult& r) {
   const auto& b = q.base;
   const Counts c = count(r);
@@ -189,6 +233,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     out += t.render();
     out += "(step time per training step; ranked by the contention-aware network where simulated on it, then by the "
            "analytical one; MFU, memory and overhead from the same simulation)\n";
+    out += tie_text(q, r) + "\n";
     if (hybrid) {
       out += "(ZeRO \"3 in 256\": hybrid sharding, the ZeRO state sharded over groups of 256 replicas inside a slice or "
              "node, the groups' copies all-reducing across them)\n";
@@ -209,6 +254,14 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.member("chips", topology::chip_count(b.topology));
   j.member("global_batch", b.training.global_batch);
   j.member("seq_len", b.training.seq_len);
+  // The ranked layouts within podsim's error band of the winner (tie_text).
+  const output::PredictionBand band = output::prediction_band(b.chip);
+  j.key("tie");
+  j.begin_object();
+  j.member("layouts", tied_with_winner(q, r));
+  j.member("error_band", band.spread);
+  j.member("basis", band.basis);
+  j.end_object();
   j.key("layouts");
   j.begin_object();
   j.member("enumerated", r.candidates.size());

@@ -19,6 +19,13 @@ struct PlanRequest {
 /// pure model parallelism (dp = 1): the best such layout against the winner and its
 /// largest overhead, or why none can run ("never fits in memory: even with full recompute
 /// and micro batch 1, a chip of pipeline stage 0 needs 2453.1 GiB of 32.0 GiB").
+/// How many of the ranked layouts, the winner included, lie within podsim's error in comparing
+/// two runs (output::PredictionBand::spread of the chip) of the winner's step: a tie, not a ranking.
+std::size_t tied_with_winner(const PlanRequest& request, const PlanResult& result);
+/// "a tie: #1–#13 lie within 4.4 %, … of the winner's step, …; they differ in tp, pp, ZeRO", or
+/// "no tie: …".
+std::string tie_text(const PlanRequest& request, const PlanResult& result);
+
 std::string pure_data_parallel_verdict(const PlanRequest& request, const PlanResult& result);
 std::string pure_model_parallel_verdict(const PlanRequest& request, const PlanResult& result);
 

@@ -20,6 +20,7 @@
 #include "output/html_report.hpp"
 #include "output/json_writer.hpp"
 #include "output/lock_file.hpp"
+#include "output/prediction_band.hpp"
 #include "output/output_claim.hpp"
 #include "output/table.hpp"
 #include "output/text_table.hpp"
@@ -664,6 +665,39 @@ TEST(TextTable, RightAlignsNumbersLeftAlignsTextAndSizesByCodePoints) {
   EXPECT_THROW(t.add_row({"x"}), SimulationError);
   EXPECT_THROW(t.set_align(3, Align::kLeft), SimulationError);
   EXPECT_EQ(t.rows(), 2u);
+}
+
+}  // namespace
+}  // namespace podsim::output
+
+namespace podsim::output {
+namespace {
+
+TEST(PredictionBand, AChipsFamilyWhereItHasPublishedRunsElseEverySource) {
+  const auto band = [](const char* name) {
+    hardware::ChipSpec chip;
+    chip.name = name;
+    return prediction_band(chip);
+  };
+  // Both A100 files are the A100 family; H200's only rows are collectives, TPU v4's none.
+  for (const char* name : {"a100-40gb", "a100-80gb"}) {
+    EXPECT_NE(band(name).basis.find(" A100 rows of published.csv"), std::string::npos) << name;
+  }
+  EXPECT_NE(band("h100").basis.find(" H100 rows"), std::string::npos);
+  EXPECT_NE(band("tpu-v5e").basis.find(" TPU v5e rows"), std::string::npos);
+  EXPECT_NE(band("tpu-v5p").basis.find(" TPU v5p rows"), std::string::npos);
+  for (const char* name : {"h200", "tpu-v4", "tpu-v6e", "v100"}) {
+    EXPECT_EQ(band(name).basis.rfind(std::string("no published training runs of ") + name + ";", 0), 0U) << name;
+    EXPECT_EQ(band(name).mape, band("tpu-v4").mape);
+  }
+  // Families podsim was not fitted on in their source's absence err more: v5e and v5p (MaxText
+  // only) more than every source together.
+  EXPECT_GT(band("tpu-v5e").mape, band("tpu-v4").mape);
+  for (const char* name : {"a100-80gb", "h100", "tpu-v5e", "tpu-v5p", "tpu-v4"}) {
+    EXPECT_GT(band(name).spread, 0.0) << name;
+    EXPECT_LE(band(name).spread, band(name).mape) << name;
+  }
+  EXPECT_EQ(band_text(band("a100-80gb")), "± 5.5 % (leave-one-source-out over 45 A100 rows of published.csv)");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
+#include "output/prediction_band.hpp"
 #include "parallelism/program_builder.hpp"
 #include "partition/communicator.hpp"
 #include "plan/layout_space.hpp"
@@ -286,6 +287,24 @@ TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
             std::string::npos)
       << pure_data_parallel_verdict(request, r);
   EXPECT_EQ(plan_table(r).rows(), r.candidates.size());
+  // The layouts within the chip's comparison error of the winner are a tie, named as one.
+  const double spread = output::prediction_band(base.chip).spread;
+  const double winner = r.best_outcome(r.ranking.front()).step_s;
+  const std::size_t tied = tied_with_winner(request, r);
+  ASSERT_GE(tied, 1U);
+  for (std::size_t i = 0; i < tied; ++i) {
+    EXPECT_LE(r.best_outcome(r.ranking[i]).step_s, winner * (1 + spread));
+  }
+  if (tied < r.ranking.size()) {
+    EXPECT_GT(r.best_outcome(r.ranking[tied]).step_s, winner * (1 + spread));
+  }
+  const std::string tie = tie_text(request, r);
+  if (tied > 1) {
+    EXPECT_EQ(tie.rfind("a tie: #1–#" + std::to_string(tied) + " lie within ", 0), 0U) << tie;
+  } else {
+    EXPECT_EQ(tie.rfind("no tie", 0), 0U) << tie;
+  }
+  EXPECT_NE(plan_text(request, r).find(tie), std::string::npos);
 }
 
 TEST(Outcome, DominantOverheadIgnoresUsefulComputeAndRoundTrips) {
