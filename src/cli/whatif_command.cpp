@@ -75,9 +75,9 @@ void print_replanned(const whatif::WhatifResult& r) {
 void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
   char line[512];
   std::snprintf(line, sizeof line,
-                "podsim whatif %s · each knob alone, ±%g %% (whole-number knobs halved and doubled)\nbase: %.4f s/step\n\n",
+                "podsim whatif %s · each knob alone, ±%g %% (whole-number knobs halved and doubled)\nbase: %.4f s/step",
                 options.file.c_str(), 100 * step, r.base_step_time_s);
-  std::cout << line;
+  std::cout << line << " (podsim's error on runs like this: " << output::band_text(r.band) << ")\n\n";
   output::TextTable t({"knob", "base", "lower", "step", "higher", "step", "elasticity"});
   t.set_align(0, output::Align::kLeft);
   t.set_align(1, output::Align::kLeft);
@@ -127,6 +127,8 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   j.value(step);
   j.key("base_step_time_s");
   j.value(r.base_step_time_s);
+  j.member("error_band", r.band.mape);
+  j.member("error_band_basis", r.band.basis);
   if (r.replanned) {
     j.key("base_replanned_layout");
     j.value(r.base_replanned.layout);

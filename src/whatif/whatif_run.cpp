@@ -219,8 +219,8 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
     throw InputError("--step must be between 0 and 100 % (exclusive), got " + std::string(got) + " %");
   }
   std::vector<config::InputRecord> inputs;
-  const auto scalars =
-      config::scalar_values(config::load_scenario(request.scenario, request.sets, true, inputs).resolved_yaml());
+  const config::LoadedScenario loaded = config::load_scenario(request.scenario, request.sets, true, inputs);
+  const auto scalars = config::scalar_values(loaded.resolved_yaml());
   partition::require_agreement(comm, "their input files", config::content_digests(inputs));
   const auto keys = request.knobs.empty() ? default_knob_keys(scalars) : request.knobs;
   std::vector<Knob> knobs = make_knobs(scalars, keys, request.step);
@@ -263,7 +263,9 @@ WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output,
   if (!comm.root()) return {};
   const auto& first = summary.results.at(0);
   if (!first.feasible) throw InputError(config::display_name(request.scenario) + " cannot run: " + first.reason);
-  return assemble(knobs, summary.results, replans);
+  WhatifResult result = assemble(knobs, summary.results, replans);
+  result.band = output::prediction_band(loaded.scenario.chip);
+  return result;
 }
 
 }  // namespace podsim::whatif

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config/overrides.hpp"
+#include "output/prediction_band.hpp"
 #include "partition/communicator.hpp"
 #include "sweep/sweep_run.hpp"
 #include "whatif/knobs.hpp"
@@ -62,6 +63,8 @@ struct WhatifResult {
   Replanned base_replanned;  ///< with WhatifRequest::replan
   bool replanned = false;
   std::vector<KnobOutcome> knobs;
+  /// podsim's error on steps of the base scenario's chip (output/prediction_band.hpp).
+  output::PredictionBand band;
 };
 
 /// Builds the study as a sweep (point 0 the scenario itself, then each knob's low and

@@ -56,6 +56,12 @@ def run_step(scenario, sets):
 study = whatif(COMPUTE)
 base = study["base_step_time_s"]
 check(base == run_step(COMPUTE, []), "base step = podsim run")
+# podsim's error band for the scenario's chip, as `podsim run --json` gives it.
+run_json = json.loads(podsim("run", COMPUTE, "--json").stdout)
+check(study["error_band"] == run_json["error_band"] and study["error_band"] > 0
+      and study["error_band_basis"] == run_json["error_band_basis"],
+      f"whatif's error band {study.get('error_band')} ({study.get('error_band_basis')}) is not run's "
+      f"{run_json.get('error_band')} ({run_json.get('error_band_basis')})")
 for knob in study["knobs"]:
     runs = []
     for v in knob["variants"]:
