@@ -17,6 +17,7 @@
 #include "util/units.hpp"
 #include "validation/metric.hpp"
 #include "validation/row_knobs.hpp"
+#include "validation/stack.hpp"
 
 namespace podsim::validation {
 
@@ -289,6 +290,10 @@ Catalog load_catalog(const std::filesystem::path& root) {
 
 RowCase express(const CsvRow& row, const Catalog& catalog) {
   RowCase out;
+  if (!stack_named(row.at("stack"))) {
+    out.skip_reason = "stack \"" + row.at("stack") + "\" is not one podsim knows (" + stack_words() + ", or empty)";
+    return out;
+  }
   const Family* f = find_family(row.at("hardware"));
   if (f == nullptr) {
     out.skip_reason = "hardware \"" + row.at("hardware") + "\" has no configs/hardware file";
@@ -583,6 +588,11 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   }
   t.precision = *precision;
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
+  if (!t.flash_attention && flash_attention_by_default(stack_of(row))) {
+    t.flash_attention = true;
+    out.assumptions.push_back("attention: " + std::string(stack_name(stack_of(row))) +
+                              "'s default fused attention (flash: no s×s scores in HBM)");
+  }
   if (t.flash_attention && llm_foundry_flash_kernel(row) == hardware::FlashKernel::kTriton) {
     t.flash_kernel = hardware::FlashKernel::kTriton;
     out.assumptions.push_back("attention: MPT's Triton FlashAttention (llm-foundry's attn_impl triton, as its "

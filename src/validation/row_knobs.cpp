@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "validation/stack.hpp"
 #include "workload/remat_policy.hpp"
 
 namespace podsim::validation {
@@ -48,17 +49,16 @@ std::optional<parallelism::Precision> precision_of(const std::string& text, std:
 }
 
 System system_of(const CsvRow& row) {
-  const std::string text = lower(row.at("source") + " " + row.at("notes") + " " + row.at("recompute") + " " +
-                                 row.at("zero_or_fsdp") + " " + row.at("model"));
-  if (has(text, "maxtext") || has(text, "remat_policy")) return System::kMaxText;
-  if (has(text, "llm-foundry") || has(text, "mosaicml") || has(text, "composer")) return System::kLlmFoundry;
-  // Megatron-LM and its descendants: the SC21 and Korthikanti papers, Megatron-DeepSpeed
-  // (MT-NLG, BigScience's BLOOM).
-  if (has(text, "megatron") || has(text, "narayanan") || has(text, "korthikanti") || has(text, "deepspeed") ||
-      has(text, "bigscience")) {
-    return System::kMegatron;
+  switch (stack_of(row)) {
+    case Stack::kMaxText: return System::kMaxText;
+    case Stack::kPytorchFsdp: return System::kLlmFoundry;
+    // Megatron-LM and its descendants: the SC21 and Korthikanti papers, Megatron-Core,
+    // Megatron-DeepSpeed (MT-NLG, BigScience's BLOOM).
+    case Stack::kMegatronLm:
+    case Stack::kMegatronCore:
+    case Stack::kDeepSpeed: return System::kMegatron;
+    default: return System::kOther;
   }
-  return System::kOther;
 }
 
 /// The remat policy a recompute cell names; nullopt when it names none podsim knows.

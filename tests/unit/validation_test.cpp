@@ -8,6 +8,8 @@
 
 #include "util/error.hpp"
 #include "validation/row_case.hpp"
+#include "validation/row_knobs.hpp"
+#include "validation/stack.hpp"
 #include "validation/validation_run.hpp"
 
 namespace podsim::validation {
@@ -211,6 +213,25 @@ TEST(Express, MetricsAreReadInTheRowsOwnTerms) {
   EXPECT_TRUE(reports_training_run(Metric{MetricKind::kLayerMilliseconds}));
   EXPECT_FALSE(reports_training_run(Metric{MetricKind::kActivationGiB}));
   EXPECT_FALSE(reports_training_run(Metric{MetricKind::kBusbwGBps}));
+}
+
+TEST(Stack, TheColumnElseTheRowsText) {
+  // The stack column wins; an empty one is read from the text; an unknown word is refused.
+  EXPECT_EQ(stack_of(row({{"stack", "torchtitan"}, {"source", "google/maxtext"}})), Stack::kTorchtitan);
+  EXPECT_EQ(stack_of(row({{"source", "google/maxtext README"}})), Stack::kMaxText);
+  EXPECT_EQ(stack_of(row({{"source", "mosaicml/llm-foundry scripts/train/benchmarking"}})), Stack::kPytorchFsdp);
+  EXPECT_EQ(stack_of(row({{"source", "NVIDIA/Megatron-LM README (Megatron-Core r0.8.0)"}})), Stack::kMegatronCore);
+  EXPECT_EQ(stack_of(row({{"source", "Narayanan et al. SC21"}})), Stack::kMegatronLm);
+  EXPECT_EQ(stack_of(row({{"source", "Smith et al."}, {"zero_or_fsdp", "DeepSpeed ZeRO-1"}})), Stack::kDeepSpeed);
+  EXPECT_EQ(stack_of(row({{"source", "A blog"}})), Stack::kUnknown);
+  EXPECT_FALSE(stack_named("nemo-2").has_value());
+  EXPECT_EQ(stack_named("Megatron-Core"), Stack::kMegatronCore);
+  // Megatron-Core's and torchtitan's attention is fused unless a row says otherwise.
+  EXPECT_TRUE(flash_attention_by_default(Stack::kMegatronCore));
+  EXPECT_FALSE(flash_attention_by_default(Stack::kMegatronLm));
+  for (Stack s : {Stack::kMegatronLm, Stack::kMegatronCore, Stack::kDeepSpeed}) {
+    EXPECT_EQ(system_of(row({{"stack", std::string(stack_name(s))}})), System::kMegatron) << stack_name(s);
+  }
 }
 
 TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
