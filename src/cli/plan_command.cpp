@@ -1,5 +1,6 @@
 #include "cli/plan_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 /// The planner chooses the layout: overrides of what it chooses would be silently lost.
 void check_sets(const std::vector<config::Override>& overrides) {
   for (const auto& o : overrides) {
-    if (o.path.rfind("parallelism", 0) == 0 || o.path == "training.micro_batch" || o.path == "training.recompute" ||
+    if (o.path.rfind("parallelism", 0) == 0 || o.path == "training.micro_batch" ||
         o.path == "training.global_batch" || o.path == "training.seq_len" || o.path == "model" ||
         o.path == "hardware" || o.path == "topology") {
       throw InputError(o.text + ": the planner chooses " + o.path +
@@ -73,6 +74,11 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   run.contention_top = options.contention_top;
   run.progress = !options.quiet;
   run.force = options.force;
+  // --set training.recompute=POLICY holds the search at that policy (read and checked as the
+  // scenario's key); without it the planner tries the stack's whole menu.
+  const auto held = std::find_if(overrides.begin(), overrides.end(),
+                                 [](const config::Override& o) { return o.path == "training.recompute"; });
+  if (held != overrides.end()) run.space.fixed.recompute = loaded.scenario.training.recompute;
   const plan::PlanResult result = plan::run_plan(loaded.scenario, run, *invocation.world);
   if (!invocation.prints()) return;
 
