@@ -48,13 +48,15 @@ RematMenu remat_menu(const runtime::Scenario& s, std::optional<workload::Recompu
     const workload::LayerRemat remat = workload::apply_remat(s.model, layer, p, slicing);
     Entry e{p, 0, {}, remat.host};
     for (const auto& item : remat.rerun) {
-      e.flops += item.cost.flops() + item.cost.bytes;  // bytes break ties between memory-bound re-runs
+      // An order key, not a time: FLOPs plus bytes, so a subset of re-runs never sums to more
+      // and memory-bound re-runs count too.
+      e.flops += item.cost.flops() + item.cost.bytes;
       e.rerun.push_back(item.name);
     }
     std::sort(e.rerun.begin(), e.rerun.end());
     entries.push_back(std::move(e));
   }
-  // Least re-run work first (a dominating policy re-runs a subset, so it comes earlier), the
+  // Least re-run work first (a dominating policy re-runs a subset, so it comes no later), the
   // menu's order among equals.
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.flops < b.flops; });
   RematMenu menu;
