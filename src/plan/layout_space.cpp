@@ -212,14 +212,20 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
         out.push_back(Candidate{shape, Verdict::kCannotRun, problem, true});
         continue;
       }
+      const std::vector<bool> sps = only(fixed.sequence_parallel, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false});
       for (int mb : only(fixed.micro_batch, options.micro_batches)) {
         if (base.training.global_batch % (shape.dp * mb) != 0) continue;
+        // The menu depends on the slicing (tp, sequence parallelism, micro batch), not the schedule.
+        std::array<RematMenu, 2> menus;
+        for (bool sp : sps) {
+          Layout sliced = shape;
+          sliced.micro_batch = mb;
+          sliced.sequence_parallel = sp;
+          menus[sp ? 1 : 0] = remat_menu(apply(base, sliced), fixed.recompute);
+        }
         for (const auto& [schedule, v] : schedules(pp, options)) {
-          for (bool sp : only(fixed.sequence_parallel, tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})) {
-            Layout sliced = shape;
-            sliced.micro_batch = mb;
-            sliced.sequence_parallel = sp;
-            const RematMenu menu = remat_menu(apply(base, sliced), fixed.recompute);
+          for (bool sp : sps) {
+            const RematMenu& menu = menus[sp ? 1 : 0];
             const std::vector<Recompute>& recomputes = menu.policies;
             // The remat policies (indices into the menu) that fit, per ZeRO stage and group.
             std::array<std::array<std::vector<std::size_t>, 2>, 4> fitting{};
