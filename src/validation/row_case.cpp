@@ -588,9 +588,9 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   }
   t.precision = *precision;
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
-  if (!t.flash_attention && flash_attention_by_default(stack_of(row))) {
+  if (const Stack stack = stack_of(row); !t.flash_attention && flash_attention_by_default(stack)) {
     t.flash_attention = true;
-    out.assumptions.push_back("attention: " + std::string(stack_name(stack_of(row))) +
+    out.assumptions.push_back("attention: " + std::string(stack_name(stack)) +
                               "'s default fused attention (flash: no s×s scores in HBM)");
   }
   if (t.flash_attention && llm_foundry_flash_kernel(row) == hardware::FlashKernel::kTriton) {
