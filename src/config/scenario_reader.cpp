@@ -102,12 +102,33 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
   return o;
 }
 
+/// `training.host`: the host's cost per dispatcher call and per kernel launch, the chip's
+/// software stack's unless the scenario says (0 for both: CUDA graphs, a compiled program).
+workload::HostCost read_host(Reader& parent, const hardware::ChipSpec& chip) {
+  const workload::HostCost stack = workload::default_host_cost(chip.stack);
+  if (!parent.has("host")) parent.set_default("host", "{}");
+  Reader r = parent.child("host");
+  r.allow_only({"dispatch", "launch"});
+  // Exactly as the reader reads it back: whole microseconds, else picoseconds.
+  auto written = [](SimTime ps) {
+    return ps % 1'000'000 == 0 ? std::to_string(ps / 1'000'000) + " us" : std::to_string(ps) + " ps";
+  };
+  r.set_default("dispatch", written(stack.dispatch_ps));
+  r.set_default("launch", written(stack.launch_ps));
+  workload::HostCost host{r.duration("dispatch"), r.duration("launch")};
+  for (const char* key : {"dispatch", "launch"}) {
+    const SimTime v = std::string_view(key) == "dispatch" ? host.dispatch_ps : host.launch_ps;
+    if (v > kPsPerSecond / 1000) r.fail(key, "is above 1 ms per call; did you mean a smaller unit?");
+  }
+  return host;
+}
+
 }  // namespace
 
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
   r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
-                "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input"});
+                "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input", "host"});
   parallelism::TrainingSpec t;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
@@ -169,6 +190,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   input.set_default("prefetch", "2");
   t.input.samples_per_s = input.real("samples_per_s", 0, 1e15);
   t.input.prefetch = static_cast<int>(input.integer("prefetch", 1, 1 << 20));
+  t.host = read_host(r, chip);
   return t;
 }
 

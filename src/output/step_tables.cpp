@@ -110,6 +110,7 @@ Table breakdown_table(const runtime::StepReport& r) {
   br.add_real("overlapped_dp_s", "s");
   br.add_real("overlapped_pp_s", "s");
   br.add_real("compute_slowed_s", "s");
+  br.add_real("compute_host_bound_s", "s");
   br.add_real("bytes_tp", "B");
   br.add_real("bytes_dp", "B");
   br.add_real("bytes_pp", "B");
@@ -128,6 +129,7 @@ Table breakdown_table(const runtime::StepReport& r) {
     br.reals("overlapped_dp_s").push_back(overlapped_s(st, TimeCategory::kCommDp, 1));
     br.reals("overlapped_pp_s").push_back(overlapped_s(st, TimeCategory::kCommPp, 2));
     br.reals("compute_slowed_s").push_back(to_seconds(st.compute_slowed_ps));
+    br.reals("compute_host_bound_s").push_back(to_seconds(st.compute_host_bound_ps));
     br.reals("bytes_tp").push_back(st.comm_bytes[0]);
     br.reals("bytes_dp").push_back(st.comm_bytes[1]);
     br.reals("bytes_pp").push_back(st.comm_bytes[2]);

@@ -92,6 +92,10 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
     out << "  (compute slowed by the " << (s.chip.sms > 0 ? "SMs and " : "") << "HBM bandwidth communication takes beside it: "
         << format_fixed(to_seconds(st.compute_slowed_ps), 3) << " s of it)\n";
   }
+  if (st.compute_host_bound_ps > 0) {
+    out << "  (compute waiting for the host to issue kernels: " << format_fixed(to_seconds(st.compute_host_bound_ps), 3)
+        << " s of it; training.host)\n";
+  }
   if (r.execution.stages.size() > 1) {
     SimTime lo = st.time_ps[static_cast<std::size_t>(TimeCategory::kBubble)];
     SimTime hi = lo;

@@ -80,8 +80,20 @@ double task_count(const std::vector<workload::WorkItem>& items, TpOverlap overla
   return n;
 }
 
+namespace {
+/// A run lasts the longer of its kernels and the host's issue of them. The host issues kernels
+/// asynchronously and runs ahead of the GPU wherever it is the faster, so over a run the slower
+/// of the two sets the pace (a run that starts with an empty queue pays the first issue too; a
+/// pipelined host hides it, and podsim assumes it does). Paces each run once, when it closes.
+void pace_by_host(Segment& s) {
+  if (s.collective || s.host_ps <= s.duration_ps) return;
+  s.host_bound_ps = s.host_ps - s.duration_ps;
+  s.duration_ps = s.host_ps;
+}
+}  // namespace
+
 std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items, const hardware::ChipSpec& chip,
-                                   const Precision& precision, TpOverlap overlap) {
+                                   const Precision& precision, TpOverlap overlap, const workload::HostCost& host) {
   const hardware::DType other = activation_dtype(precision);
   const hardware::DType attention = attention_dtype(precision);
   const SegmentShape shape = segment_shape(items, overlap);
@@ -89,6 +101,7 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& item = items[i];
     if (item.sync != workload::TpSync::kNone) {
+      if (!out.empty()) pace_by_host(out.back());
       out.push_back(Segment{true, op_of(item.sync), shape.partner[i]});
       continue;
     }
@@ -96,7 +109,10 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
                                   : item.math == workload::MathClass::kAttention ? attention
                                                                                  : other;
     const hardware::OpTime t = hardware::op_time(chip, dtype, item.cost);
-    if (out.empty() || out.back().collective || shape.starts_run[i]) out.push_back(Segment{});
+    if (out.empty() || out.back().collective || shape.starts_run[i]) {
+      if (!out.empty()) pace_by_host(out.back());
+      out.push_back(Segment{});
+    }
     // Each op is at most kMaxStepPs (from_seconds checks), so one addition cannot overflow.
     out.back().duration_ps += t.time_ps;
     if (out.back().duration_ps > kMaxStepPs) {
@@ -108,7 +124,10 @@ std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items,
     if (gemm) out.back().gemm_ps += t.time_ps;
     out.back().flops += t.flops;
     out.back().padded_flops += t.padded_flops;
+    out.back().host_ps += static_cast<SimTime>(item.host_calls * static_cast<double>(host.dispatch_ps) +
+                                               item.kernels * static_cast<double>(host.launch_ps) + 0.5);
   }
+  if (!out.empty()) pace_by_host(out.back());
   return out;
 }
 

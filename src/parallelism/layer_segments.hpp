@@ -25,6 +25,11 @@ struct Segment {
   SimTime duration_ps = 0;         ///< compute runs
   SimTime memory_ps = 0;           ///< of duration_ps, the part bound by HBM bandwidth
   SimTime gemm_ps = 0;             ///< of duration_ps, the linear layers' compute-bound GEMMs
+  /// Compute runs: what the host takes to issue the run's kernels (training.host), and how
+  /// much of duration_ps the GPU waits for it: a run lasts the longer of its kernels and their
+  /// issue (workload/host_dispatch.hpp).
+  SimTime host_ps = 0;
+  SimTime host_bound_ps = 0;
   double flops = 0;
   double padded_flops = 0;
 };
@@ -49,8 +54,10 @@ double task_count(const std::vector<workload::WorkItem>& items, TpOverlap overla
 /// and merges consecutive ops into one run; every tensor-parallel sync becomes a collective
 /// segment. With collective matmul, the linear GEMMs right after an all-gather (or right before
 /// a reduce-scatter or all-reduce) form a run of their own, the collective's partner: the
-/// matmul its decomposed steps overlap with (docs/runtime.md §4).
+/// matmul its decomposed steps overlap with (docs/runtime.md §4). Each run takes at least
+/// the host's time to issue it: its items' calls and kernels at `host`'s costs.
 std::vector<Segment> time_segments(const std::vector<workload::WorkItem>& items, const hardware::ChipSpec& chip,
-                                   const Precision& precision, TpOverlap overlap = TpOverlap::kNone);
+                                   const Precision& precision, TpOverlap overlap = TpOverlap::kNone,
+                                   const workload::HostCost& host = {});
 
 }  // namespace podsim::parallelism

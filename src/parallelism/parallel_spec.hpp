@@ -11,6 +11,7 @@
 #include "hardware/dtype.hpp"
 #include "topology/device_mesh.hpp"
 #include "util/error.hpp"
+#include "workload/host_dispatch.hpp"
 #include "workload/loss_kernels.hpp"
 #include "workload/remat_policy.hpp"
 
@@ -158,6 +159,10 @@ struct TrainingSpec {
   Zero3Collectives zero3_collectives = Zero3Collectives::kFlat;
   OverlapSpec overlap;
   InputPipelineSpec input;
+  /// Host time per dispatcher call and per kernel launch (`training.host`): eager PyTorch's on
+  /// GPUs, nothing where a compiled program or a CUDA graph issues the step
+  /// (workload::default_host_cost).
+  workload::HostCost host;
 };
 
 /// A layout that cannot run. `key` is the scenario key path at fault (e.g.

@@ -168,6 +168,7 @@ class StageBuilder {
   std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
                     std::span<const std::uint32_t> first_deps = {}) {
     std::span<const std::uint32_t> deps = first_deps;
+    for (const Segment& s : segments) p_.host_bound_ps += s.host_bound_ps;
     for (std::size_t i = 0; i < segments.size(); ++i) {
       const Segment& s = segments[i];
       if (s.collective && s.partner == Partner::kNext && i + 1 < segments.size()) {
@@ -556,10 +557,10 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   const workload::LayerWork layer = workload::transformer_layer(model, slicing);
   const workload::EdgeWork edges = workload::edge_layers(model, slicing);
   const TpOverlap tp_overlap = training.overlap.tp;
-  c.layer_forward = time_segments(layer.forward, chip, prec, tp_overlap);
-  c.layer_backward = time_segments(layer.backward, chip, prec, tp_overlap);
+  c.layer_forward = time_segments(layer.forward, chip, prec, tp_overlap, training.host);
+  c.layer_backward = time_segments(layer.backward, chip, prec, tp_overlap, training.host);
   const workload::LayerRemat remat = workload::apply_remat(model, layer, training.recompute, slicing);
-  c.layer_recompute = time_segments(remat.rerun, chip, prec, tp_overlap);
+  c.layer_recompute = time_segments(remat.rerun, chip, prec, tp_overlap, training.host);
   const double offload_bytes = workload::tensors_bytes(model, slicing, remat.host);
   if (offload_bytes > 0 && chip.host_bandwidth_Bps > 0) {
     // Offloaded tensors go to host memory during the layer's forward and come back for its

@@ -107,6 +107,9 @@ struct StageProgram {
   int stage = 0;
   std::vector<Task> tasks;
   std::vector<std::uint32_t> deps;  ///< task indices other tasks wait for
+  /// Of its compute tasks' time, what the GPU spends waiting for the host to issue kernels
+  /// (Segment::host_bound_ps, summed over every run the program holds).
+  SimTime host_bound_ps = 0;
 
   /// Appends a task that waits for `wait_for` (task indices); returns its index.
   std::uint32_t add(Task task, std::span<const std::uint32_t> wait_for);

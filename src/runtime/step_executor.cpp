@@ -50,6 +50,7 @@ class Executor final : public core::EventHandler {
       st.index = s;
       st.sharing = ChipSharing(plan.compute_units, plan.hbm_Bps / 1e12, plan.gemm_waves);
       st.result.multiplicity = plan.replicas_per_stage;
+      st.result.compute_host_bound_ps = program.host_bound_ps;
     }
   }
 

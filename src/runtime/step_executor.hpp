@@ -37,6 +37,9 @@ struct StageResult {
   /// Compute time added by communication holding compute units (a GPU's SMs under NCCL's
   /// kernels): part of compute.*, the time the same tasks would take with the chip alone.
   SimTime compute_slowed_ps = 0;
+  /// Compute time the GPU spends waiting for the host to issue kernels (eager frameworks:
+  /// parallelism::StageProgram::host_bound_ps): part of compute.*.
+  SimTime compute_host_bound_ps = 0;
 };
 
 /// How busy one link class was over the step (`podsim run --trace`'s counter tracks):

@@ -24,12 +24,12 @@ double layer_seconds(const runtime::Scenario& s) {
                           hardware::dtype_bytes(prec.comm);
   SimTime total = 0;
   for (const auto* items : {&layer.forward, &layer.backward}) {
-    for (const auto& seg : parallelism::time_segments(*items, s.chip, prec)) {
+    for (const auto& seg : parallelism::time_segments(*items, s.chip, prec, parallelism::TpOverlap::kNone, s.training.host)) {
       total += seg.collective ? comm.collective(parallelism::CommAxis::kTp, seg.op, tp_bytes, 0, -1).alone_ps() : seg.duration_ps;
     }
   }
   const auto recompute = workload::recompute_work(s.model, layer, s.training.recompute, slicing);
-  for (const auto& seg : parallelism::time_segments(recompute, s.chip, prec)) {
+  for (const auto& seg : parallelism::time_segments(recompute, s.chip, prec, parallelism::TpOverlap::kNone, s.training.host)) {
     total += seg.collective ? comm.collective(parallelism::CommAxis::kTp, seg.op, tp_bytes, 0, -1).alone_ps() : seg.duration_ps;
   }
   return to_seconds(total);

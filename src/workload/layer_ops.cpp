@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "util/error.hpp"
+#include "workload/host_dispatch.hpp"
 
 namespace podsim::workload {
 
@@ -270,6 +271,7 @@ LayerWork transformer_layer(const ModelSpec& m, const Slicing& s) {
   linear_backward(b, "qkv", d.tokens, d.hidden, qkv_width, d.act);
   leave(b, "tp.reduce.attention.backward", -1);
   b.push_back({"norm1.backward", elementwise(norm_values, 4, d.act)});
+  count_host_calls(w);
   if (s.linear_input_bytes < s.act_bytes) add_fp8_casts(w, s);
   return w;
 }

@@ -54,6 +54,11 @@ struct WorkItem {
   int op = -1;
   TensorSet in = 0;
   TensorSet out = 0;
+  /// What the host does to issue it in eager PyTorch (host_dispatch.hpp): calls through the
+  /// dispatcher (every ATen op, views and allocations included, autograd nodes and Function
+  /// applies) and CUDA kernels launched.
+  double host_calls = 0;
+  double kernels = 0;
 };
 
 /// The work of one transformer layer on one chip for one microbatch.

@@ -320,7 +320,7 @@ BREAKDOWN_COLUMNS = (
     [("stage", "int", "1"), ("multiplicity", "int", "1")]
     + [(n, "real", "s") for n in CATEGORY_COLUMNS]
     + [("total_s", "real", "s"), ("overlapped_dp_s", "real", "s"), ("overlapped_pp_s", "real", "s"),
-       ("compute_slowed_s", "real", "s"), ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"),
+       ("compute_slowed_s", "real", "s"), ("compute_host_bound_s", "real", "s"), ("bytes_tp", "real", "B"), ("bytes_dp", "real", "B"),
        ("bytes_pp", "real", "B"), ("bytes_other", "real", "B"),
        ("flops", "real", "FLOP"), ("padded_flops", "real", "FLOP")])
 MEMORY_PARTS = ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes", "temporary_bytes"]
@@ -557,6 +557,8 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
             compute_s = sum(float(r[n]) for n in CATEGORY_COLUMNS[:4])
             c.check(0 <= float(r["compute_slowed_s"]) <= compute_s * (1 + REL),
                     f"{where}: compute_slowed_s {float(r['compute_slowed_s'])} outside [0, compute {compute_s}]")
+            c.check(0 <= float(r["compute_host_bound_s"]) <= compute_s * (1 + REL),
+                    f"{where}: compute_host_bound_s {float(r['compute_host_bound_s'])} outside [0, compute {compute_s}]")
             c.check(float(r["flops"]) > 0, f"{where}: flops = {float(r['flops'])}")
             c.check(float(r["padded_flops"]) >= float(r["flops"]), f"{where}: padded_flops < flops")
         c.close(sum(float(r["flops"]) * int(r["multiplicity"]) for r in breakdown), float(s["hardware_flops"]),

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 
+#include "parallelism/layer_segments.hpp"
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/stage_layers.hpp"
@@ -162,6 +163,121 @@ TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
   t.global_batch = 16;
   p.zero = 2;
   EXPECT_NEAR(gradient_reductions(build_step(m, chip, p, t).stages.front()).bytes, 4 * grad_bytes, 4.0);
+}
+
+TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
+  // DeepSpeed's PipelineEngine asserts ZeRO < 2 and Megatron-LM has no ZeRO-2: on the megatron
+  // stack dp 2 × pp 2 with ZeRO-2 is refused, naming parallelism.zero; ZeRO-1 and ZeRO-3 (PyTorch
+  // FSDP with a pipeline) run, and so does ZeRO-2 without a pipeline. XLA is not refused.
+  const auto m = model(4);
+  hardware::ChipSpec chip;
+  chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
+  chip.hbm_capacity_bytes = 1e11;
+  chip.hbm_bandwidth_Bps = 1e12;
+  ParallelSpec p;
+  p.dp = 2;
+  p.pp = 2;
+  p.zero = 2;
+  TrainingSpec t;
+  t.global_batch = 8;
+  try {
+    check_layout(m, chip, p, t, 4);
+    FAIL() << "ZeRO-2 with pp 2 was accepted on the megatron stack";
+  } catch (const LayoutError& e) {
+    EXPECT_EQ(e.key(), "parallelism.zero");
+    EXPECT_NE(std::string(e.what()).find("DeepSpeed refuses it"), std::string::npos) << e.what();
+  }
+  for (int zero : {1, 3}) {
+    p.zero = zero;
+    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << "zero " << zero;
+  }
+  p.zero = 2;
+  chip.stack = hardware::SoftwareStack::kXla;
+  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
+  chip.stack = hardware::SoftwareStack::kMegatron;
+  p.pp = 1;
+  p.dp = 4;
+  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
+}
+
+TEST(HostPacing, ARunLastsTheLongerOfItsKernelsAndTheirIssue) {
+  // Three element-wise items of 1 MB on a chip with 1 TB/s and no per-op overhead: 1 µs of GPU
+  // each. The first two form a run before a tensor-parallel all-reduce, the third a run after it.
+  hardware::ChipSpec chip;
+  chip.hbm_bandwidth_Bps = 1e12;
+  chip.efficiency.memory = 1.0;
+  chip.peak_flops[hardware::DType::kBf16] = 1e15;
+  auto op = [](double calls, double kernels) {
+    workload::WorkItem w{"op", hardware::OpCost{0, 0, 0, 0, 1e6}};
+    w.host_calls = calls;
+    w.kernels = kernels;
+    return w;
+  };
+  workload::WorkItem reduce{"tp", {}, workload::TpSync::kAllReduce};
+  reduce.host_calls = 0;
+  const std::vector<workload::WorkItem> items{op(3, 1), op(1, 1), reduce, op(0, 0)};
+  const Precision prec;
+  // Host: 1 µs per call, 0.5 µs per kernel. Run 1: host 3 + 0.5 + 1 + 0.5 = 5 µs against 2 µs
+  // of kernels; run 2: nothing to issue, 1 µs.
+  const auto paced = time_segments(items, chip, prec, TpOverlap::kNone, workload::HostCost{1'000'000, 500'000});
+  ASSERT_EQ(paced.size(), 3u);
+  EXPECT_EQ(paced[0].duration_ps, 5'000'000);
+  EXPECT_EQ(paced[0].host_ps, 5'000'000);
+  EXPECT_EQ(paced[0].host_bound_ps, 3'000'000);
+  EXPECT_EQ(paced[0].memory_ps, 2'000'000);  // the kernels' own time is still HBM-bound
+  EXPECT_TRUE(paced[1].collective);
+  EXPECT_EQ(paced[2].duration_ps, 1'000'000);
+  EXPECT_EQ(paced[2].host_bound_ps, 0);
+  // A host faster than the kernels changes nothing; no host cost (XLA, CUDA graphs) neither.
+  const auto fast = time_segments(items, chip, prec, TpOverlap::kNone, workload::HostCost{100'000, 100'000});
+  const auto none = time_segments(items, chip, prec, TpOverlap::kNone);
+  for (const auto* run : {&fast, &none}) {
+    EXPECT_EQ((*run)[0].duration_ps, 2'000'000);
+    EXPECT_EQ((*run)[0].host_bound_ps, 0);
+  }
+}
+
+TEST(HostPacing, SmallMicroBatchesOfASmallGptWaitForTheHost) {
+  // A 1024-wide GPT layer (GPT-2 medium's shape) on A100-like figures, tp 8, micro batch 1 of
+  // 1024 tokens: each run's kernels take less than Megatron's calls to issue them, so the layer
+  // takes the host's time; at micro batch 8 the kernels are long enough to hide it.
+  workload::ModelSpec gpt{"gpt", 24, 1024, 4096, 16, 16, 64, 50304, 1024, workload::MlpKind::kGelu,
+                          false, true, workload::PositionEmbedding::kLearned, workload::NormKind::kLayerNorm};
+  gpt.dropout = true;
+  hardware::ChipSpec a100;
+  a100.peak_flops[hardware::DType::kFp16] = 312e12;
+  a100.hbm_bandwidth_Bps = 1555e9;
+  a100.matmul_tile = 64;
+  a100.efficiency.matmul = 0.7;
+  a100.efficiency.memory = 0.834;
+  a100.efficiency.op_overhead_ps = 10'000'000;
+  Precision prec;
+  prec.compute = hardware::DType::kFp16;
+  auto per_token_ps = [&](int micro_batch, const workload::HostCost& host) {
+    workload::Slicing s;
+    s.micro_batch = micro_batch;
+    s.seq_len = 1024;
+    s.tp = 8;
+    const workload::LayerWork layer = workload::transformer_layer(gpt, s);
+    SimTime total = 0, bound = 0;
+    for (const auto* items : {&layer.forward, &layer.backward}) {
+      for (const Segment& seg : time_segments(*items, a100, prec, TpOverlap::kNone, host)) {
+        total += seg.duration_ps;
+        bound += seg.host_bound_ps;
+      }
+    }
+    return std::pair{static_cast<double>(total) / (micro_batch * 1024.0), bound};
+  };
+  const auto [mb1, mb1_bound] = per_token_ps(1, workload::kEagerPytorch);
+  const auto [mb8, mb8_bound] = per_token_ps(8, workload::kEagerPytorch);
+  const auto [mb1_gpu, none] = per_token_ps(1, {});
+  EXPECT_GT(mb1_bound, 0);
+  EXPECT_EQ(none, 0);
+  EXPECT_GT(mb1, mb1_gpu);
+  // Per token, micro batch 1 costs more than micro batch 8, and more than its kernels alone say.
+  EXPECT_GT(mb1 / mb8, mb1_gpu / mb8);
+  EXPECT_GT(mb1 / mb8, 1.5) << mb1 << " vs " << mb8 << " ps per token";
+  EXPECT_LT(static_cast<double>(mb8_bound), 0.01 * mb8 * 8 * 1024);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "util/error.hpp"
 #include "workload/activation_sizes.hpp"
+#include "workload/host_dispatch.hpp"
 #include "workload/layer_ops.hpp"
 #include "workload/loss_kernels.hpp"
 #include "workload/model_spec.hpp"
@@ -359,6 +360,42 @@ TEST(Params, TensorsOfALayerSumToItsParametersInForwardOrder) {
       EXPECT_DOUBLE_EQ(sum, count_params(m).per_layer) << parallel << biases;
     }
   }
+}
+
+TEST(HostDispatch, MegatronsLayerAsCountedInItsCode) {
+  // A GPT layer as Megatron-LM runs it (dropout, no flash attention): the counts host_dispatch.cpp
+  // took from its code, per layer, summed over the items that carry them.
+  ModelSpec gpt = llama();
+  gpt.mlp = MlpKind::kGelu;
+  gpt.kv_heads = gpt.heads;
+  gpt.dropout = true;
+  auto totals = [](const std::vector<WorkItem>& items) {
+    double calls = 0, kernels = 0;
+    for (const auto& i : items) {
+      calls += i.host_calls;
+      kernels += i.kernels;
+      if (i.sync != TpSync::kNone) {
+        EXPECT_EQ(i.host_calls + i.kernels, 0.0) << i.name;
+      }
+    }
+    return std::pair{calls, kernels};
+  };
+  for (const int tp : {1, 4}) {
+    const LayerWork layer = transformer_layer(gpt, slicing(tp, false));
+    EXPECT_EQ(totals(layer.forward), (std::pair{123.0, 16.0})) << "tp " << tp;
+    EXPECT_EQ(totals(layer.backward), (std::pair{220.0, 46.0})) << "tp " << tp;
+    // Full recompute re-runs the forward: the host issues it again.
+    EXPECT_EQ(totals(recompute_work(gpt, layer, Recompute::kFull, slicing(tp, false))), totals(layer.forward));
+  }
+  // Flash attention: one kernel for the scores, softmax, dropout and values (5 → 1 forward,
+  // 8 → 2 backward), the context's reshapes kept.
+  const LayerWork flash = transformer_layer(gpt, slicing(1, true));
+  EXPECT_EQ(totals(flash.forward), (std::pair{123.0 - 13 - 12 - 6, 16.0 - 4}));
+  EXPECT_EQ(totals(flash.backward), (std::pair{220.0 - 27 - 11 - 4, 46.0 - 6}));
+  // Each stack's cost: eager PyTorch's on GPUs, nothing under XLA.
+  EXPECT_EQ(default_host_cost(hardware::SoftwareStack::kMegatron).launch_ps, 4'000'000);
+  EXPECT_EQ(default_host_cost(hardware::SoftwareStack::kMegatron).dispatch_ps, 1'000'000);
+  EXPECT_FALSE(default_host_cost(hardware::SoftwareStack::kXla).any());
 }
 
 }  // namespace
