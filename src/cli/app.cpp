@@ -209,8 +209,16 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   validate_cmd->add_option("--root", validate_opts.root, "Repository root holding configs/ and topologies/")
       ->check(kFileName);
   validate_cmd->add_flag("--json", validate_opts.json, "Print JSON; it ends with {\"mape\", \"rows\", \"skipped\"}");
-  validate_cmd->add_option("--explain", validate_opts.explain,
-                           "Validate one row (its id) and print the step podsim simulated for it, as `podsim run` does");
+  CLI::Option* explain = validate_cmd->add_option(
+      "--explain", validate_opts.explain,
+      "Validate one row (its id) and print the step podsim simulated for it, as `podsim run` does");
+  validate_cmd
+      ->add_flag("--cross", validate_opts.cross,
+                 "Leave one source out: predict each source's rows with every end-to-end constant refitted without "
+                 "them (configs/validation/fitted.csv), beside the in-sample error and one constant MFU per family "
+                 "(minutes)")
+      ->excludes(explain);
+  validate_cmd->add_flag("--quiet,-q", validate_opts.quiet, "--cross: no progress lines on stderr");
 
   TopoOptions topo;
   CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");

@@ -8,6 +8,7 @@
 
 #include "cli/collective_json.hpp"
 #include "cli/named_file.hpp"
+#include "cli/validate_cross.hpp"
 #include "output/json_writer.hpp"
 #include "output/step_text.hpp"
 #include "output/text_table.hpp"
@@ -184,6 +185,26 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
   std::cout << out.str();
 }
 
+/// --cross: refits each end-to-end constant without each source and prints the errors; one
+/// line on stderr per fit and per source predicted.
+void run_cross(const std::vector<validation::CsvRow>& rows, const std::filesystem::path& root,
+               const std::filesystem::path& data, const ValidateOptions& options, const Invocation& invocation) {
+  const auto fitted = validation::read_fitted(root);
+  std::string last;
+  const bool progress = invocation.prints() && !options.quiet;
+  const auto report = validation::cross_validate(
+      rows, validation::load_catalog(root), data.filename().string(), fitted, [&](const std::string& what) {
+        if (progress && what != last) std::cerr << "[validate --cross] " << what << "\n";
+        last = what;
+      });
+  if (!invocation.prints()) return;
+  if (options.json) {
+    print_cross_json(report);
+  } else {
+    print_cross_text(report);
+  }
+}
+
 }  // namespace
 
 void run_validate(const ValidateOptions& options, const Invocation& invocation) {
@@ -191,6 +212,10 @@ void run_validate(const ValidateOptions& options, const Invocation& invocation) 
   const std::filesystem::path data =
       options.data.empty() ? root / "configs" / "validation" / "published.csv" : std::filesystem::path(options.data);
   auto rows = validation::read_csv(data, validation::published_columns());
+  if (options.cross) {
+    run_cross(rows, root, data, options, invocation);
+    return;
+  }
   if (!options.explain.empty()) rows = {row_named(rows, options.explain, data)};
   const auto report = validation::validate(rows, validation::load_catalog(root));
   if (!invocation.prints()) return;

@@ -12,6 +12,8 @@ struct ValidateOptions {
   std::string root;  ///< repository root (configs/, topologies/); default: where podsim was built from
   bool json = false;
   std::string explain;  ///< a row id: validate that row alone and print its step as `podsim run` does
+  bool cross = false;   ///< leave-one-source-out (validation/cross_validation.hpp)
+  bool quiet = false;   ///< --cross: no progress lines on stderr
 };
 
 /// Prints predicted vs measured per row, the rows it skipped and why, and the mean absolute

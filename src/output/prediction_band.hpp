@@ -1,8 +1,8 @@
 #pragma once
 
 // How far podsim's step times are from measured ones on runs it was not fitted on: the
-// leave-one-source-out error of tools/cross-validate, per chip family (docs/calibration.md,
-// "Leave one source out"). Printed beside a step time ("± 5.5 %"); its spread (the error of
+// leave-one-source-out error of `podsim validate --cross`, per chip family (docs/calibration.md,
+// "Leave one source out"). Printed beside a step time ("± 5.6 %"); its spread (the error of
 // comparing two runs) is what `plan` calls a tie.
 
 #include <string>
@@ -12,7 +12,7 @@
 namespace podsim::output {
 
 struct PredictionBand {
-  double mape = 0;  ///< mean absolute error of a step as a fraction (0.055: ± 5.5 %)
+  double mape = 0;  ///< mean absolute error of a step as a fraction (0.056: ± 5.6 %)
   /// Mean absolute error in *comparing* two runs of one stack and machine: the LOSO errors less
   /// their source's mean (the bias runs of one source share). Inside it a ranking is a tie.
   double spread = 0;
@@ -23,7 +23,7 @@ struct PredictionBand {
 /// runs of it, else the error over every source (said in `basis`).
 PredictionBand prediction_band(const hardware::ChipSpec& chip);
 
-/// "± 5.5 % (leave-one-source-out over 45 A100 rows of published.csv)".
+/// "± 5.6 % (leave-one-source-out over 45 A100 rows of published.csv)".
 std::string band_text(const PredictionBand& band);
 
 }  // namespace podsim::output

@@ -123,7 +123,7 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
 
 }  // namespace
 
-ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog) {
+ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog, const Overrides& overrides) {
   ValidationReport report;
   std::map<std::string, std::pair<double, int>> sums;
   std::map<std::string, std::pair<double, int>> source_sums;
@@ -159,6 +159,10 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     if (std::holds_alternative<std::monostate>(c.what)) {
       skip(c.skip_reason);
       continue;
+    }
+    if (auto* training = std::get_if<TrainingCase>(&c.what)) {
+      hardware::ChipSpec& chip = training->scenario.chip;
+      if (const auto o = overrides.matmul.find(chip.name); o != overrides.matmul.end()) chip.efficiency.matmul = o->second;
     }
     RowResult r;
     r.id = id;

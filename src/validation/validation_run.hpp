@@ -61,10 +61,15 @@ struct ValidationReport {
 /// ("Narayanan et al."), else its first word.
 std::string source_key(const std::string& source);
 
+/// Constants replaced for one validation (leave-one-source-out refits, cross_validation.hpp).
+struct Overrides {
+  std::map<std::string, double> matmul;  ///< efficiency.matmul by hardware name ("a100-80gb")
+};
+
 /// Simulates every row it can express (training steps on the analytical network, with the
 /// knobs a row leaves open chosen by the planner; collectives like nccl-tests) and compares
 /// with the measured value in the row's own metric and FLOP-counting convention
 /// (docs/validation.md).
-ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog);
+ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog, const Overrides& overrides = {});
 
 }  // namespace podsim::validation
