@@ -142,6 +142,7 @@ LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node ro
   s.parallel = read_parallelism(parallel, chips);
   Reader training = top.child("training");
   s.training = read_training(training, s.model, s.chip);
+  s.chip.stack = workload::stack_profile(s.training.stack).family;  // the stack's, as read_training used
 
   out.inputs = sources.inputs();
   out.resolved_yaml = [root] { return dump(root); };

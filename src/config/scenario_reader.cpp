@@ -3,6 +3,7 @@
 #include "config/network_reader.hpp"
 #include "parallelism/overlap.hpp"
 #include "util/units.hpp"
+#include "workload/stack_profile.hpp"
 
 namespace podsim::config {
 
@@ -102,10 +103,10 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
   return o;
 }
 
-/// `training.host`: the host's cost per dispatcher call and per kernel launch, the chip's
-/// software stack's unless the scenario says (0 for both: CUDA graphs, a compiled program).
-workload::HostCost read_host(Reader& parent, const hardware::ChipSpec& chip) {
-  const workload::HostCost stack = workload::default_host_cost(chip.stack);
+/// `training.host`: the host's cost per dispatcher call and per kernel launch, the stack
+/// profile's unless the scenario says (0 for both: CUDA graphs, a compiled program).
+workload::HostCost read_host(Reader& parent, const workload::StackProfile& profile) {
+  const workload::HostCost stack = profile.host;
   if (!parent.has("host")) parent.set_default("host", "{}");
   Reader r = parent.child("host");
   r.allow_only({"dispatch", "launch"});
@@ -125,11 +126,18 @@ workload::HostCost read_host(Reader& parent, const hardware::ChipSpec& chip) {
 
 }  // namespace
 
-parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& chip) {
+parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& given_chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
-  r.allow_only({"global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
+  r.allow_only({"stack", "global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
                 "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input", "host"});
   parallelism::TrainingSpec t;
+  // The software that trains: its profile's defaults fill what the scenario leaves open, and
+  // its family (megatron, xla) is the chip's from here on (scenario_config sets it).
+  r.set_default("stack", workload::stack_name(workload::default_stack(given_chip.stack)));
+  t.stack = r.choice("stack", workload::kStacks, workload::stack_name);
+  const workload::StackProfile& profile = workload::stack_profile(t.stack);
+  hardware::ChipSpec chip = given_chip;
+  chip.stack = profile.family;
   t.global_batch = static_cast<int>(r.integer("global_batch", 1, 1LL << 30));
   r.set_default("micro_batch", "1");
   t.micro_batch = static_cast<int>(r.integer("micro_batch", 1, 1 << 20));
@@ -161,7 +169,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   prec.set_default("loss", "fp32");
   t.precision.loss = read_dtype(prec, "loss");
   if (hardware::dtype_bytes(t.precision.loss) < 2) prec.fail("loss", "the logits and the loss are kept in 16 or 32 bits");
-  r.set_default("flash_attention", "false");
+  r.set_default("flash_attention", profile.flash_attention ? "true" : "false");
   t.flash_attention = r.boolean("flash_attention");
   r.set_default("flash_kernel", "native");
   t.flash_kernel = r.choice("flash_kernel", hardware::kFlashKernels, hardware::flash_kernel_name);
@@ -172,7 +180,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
                              "the Triton FlashAttention kernel on it; docs/calibration.md)");
     }
   }
-  r.set_default("loss_kernel", workload::loss_kernel_name(workload::default_loss_kernel(chip.stack)));
+  r.set_default("loss_kernel", workload::loss_kernel_name(profile.loss_kernel));
   t.loss_kernel = r.choice("loss_kernel", workload::kLossKernels, workload::loss_kernel_name);
   r.set_default("train_metrics", "0");
   t.train_metrics = static_cast<int>(r.integer("train_metrics", 0, 64));
@@ -190,7 +198,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   input.set_default("prefetch", "2");
   t.input.samples_per_s = input.real("samples_per_s", 0, 1e15);
   t.input.prefetch = static_cast<int>(input.integer("prefetch", 1, 1 << 20));
-  t.host = read_host(r, chip);
+  t.host = read_host(r, profile);
   return t;
 }
 

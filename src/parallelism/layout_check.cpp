@@ -61,13 +61,13 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                                                    ") to be a multiple of pp (" + n(p.pp) + ")");
   }
   if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
-  if (p.zero == 2 && p.pp > 1 && chip.stack == hardware::SoftwareStack::kMegatron) {
+  if (p.zero == 2 && p.pp > 1 && !workload::stack_profile(t.stack).zero2_with_pipeline) {
     // DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2 ("ZeRO-2 and ZeRO-3 are
     // incompatible with pipeline parallelism", deepspeed/runtime/pipe/engine.py); Megatron-LM's
     // distributed optimizer is ZeRO-1 and it has no ZeRO-2. ZeRO-3 with a pipeline stays
     // allowed: PyTorch FSDP runs it (torchtitan).
-    throw LayoutError("parallelism.zero", "ZeRO-2 with pipeline parallelism does not run on the megatron stack: "
-                                          "DeepSpeed refuses it (\"ZeRO-2 and ZeRO-3 are incompatible with pipeline "
+    throw LayoutError("parallelism.zero", std::string("ZeRO-2 with pipeline parallelism does not run on ") +
+                                              workload::stack_name(t.stack) + ": DeepSpeed refuses it (\"ZeRO-2 and ZeRO-3 are incompatible with pipeline "
                                           "parallelism\") and Megatron-LM has no ZeRO-2; use zero: 1 (Megatron's "
                                           "distributed optimizer)");
   }

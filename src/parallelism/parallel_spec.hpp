@@ -12,6 +12,7 @@
 #include "topology/device_mesh.hpp"
 #include "util/error.hpp"
 #include "workload/host_dispatch.hpp"
+#include "workload/stack_profile.hpp"
 #include "workload/loss_kernels.hpp"
 #include "workload/remat_policy.hpp"
 
@@ -161,8 +162,10 @@ struct TrainingSpec {
   InputPipelineSpec input;
   /// Host time per dispatcher call and per kernel launch (`training.host`): eager PyTorch's on
   /// GPUs, nothing where a compiled program or a CUDA graph issues the step
-  /// (workload::default_host_cost).
+  /// (workload::stack_profile).
   workload::HostCost host;
+  /// The software that trains (`training.stack`), whose profile gave the defaults above.
+  workload::Stack stack = workload::Stack::kMegatronLm;
 };
 
 /// A layout that cannot run. `key` is the scenario key path at fault (e.g.

@@ -290,8 +290,8 @@ Catalog load_catalog(const std::filesystem::path& root) {
 
 RowCase express(const CsvRow& row, const Catalog& catalog) {
   RowCase out;
-  if (!stack_named(row.at("stack"))) {
-    out.skip_reason = "stack \"" + row.at("stack") + "\" is not one podsim knows (" + stack_words() + ", or empty)";
+  if (!stack_cell_valid(row.at("stack"))) {
+    out.skip_reason = "stack \"" + row.at("stack") + "\" is not one podsim knows (" + workload::stack_words() + ", or empty)";
     return out;
   }
   const Family* f = find_family(row.at("hardware"));
@@ -507,6 +507,10 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
 
   auto& t = s.training;
   t.seq_len = m.seq_len;
+  // The stack that ran the row (its hardware's default when nothing says): what its host pays
+  // to issue kernels, and the defaults below.
+  t.stack = stack_of(row).value_or(workload::default_stack(s.chip.stack));
+  t.host = workload::stack_profile(t.stack).host;
   t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
   // Megatron-LM all-reduces the gradients after the whole backward unless told otherwise: its
   // default --DDP-impl local (LocalDDP.allreduce_gradients() in train_step, 2021-22), later
@@ -588,9 +592,9 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   }
   t.precision = *precision;
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
-  if (const Stack stack = stack_of(row); !t.flash_attention && flash_attention_by_default(stack)) {
+  if (!t.flash_attention && workload::stack_profile(t.stack).flash_attention) {
     t.flash_attention = true;
-    out.assumptions.push_back("attention: " + std::string(stack_name(stack)) +
+    out.assumptions.push_back("attention: " + std::string(workload::stack_name(t.stack)) +
                               "'s default fused attention (flash: no s×s scores in HBM)");
   }
   if (t.flash_attention && llm_foundry_flash_kernel(row) == hardware::FlashKernel::kTriton) {

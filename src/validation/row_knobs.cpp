@@ -49,7 +49,10 @@ std::optional<parallelism::Precision> precision_of(const std::string& text, std:
 }
 
 System system_of(const CsvRow& row) {
-  switch (stack_of(row)) {
+  const auto stack = stack_of(row);
+  if (!stack) return System::kOther;
+  using workload::Stack;
+  switch (*stack) {
     case Stack::kMaxText: return System::kMaxText;
     case Stack::kPytorchFsdp: return System::kLlmFoundry;
     // Megatron-LM and its descendants: the SC21 and Korthikanti papers, Megatron-Core,
@@ -57,8 +60,9 @@ System system_of(const CsvRow& row) {
     case Stack::kMegatronLm:
     case Stack::kMegatronCore:
     case Stack::kDeepSpeed: return System::kMegatron;
-    default: return System::kOther;
+    case Stack::kTorchtitan: break;
   }
+  return System::kOther;
 }
 
 /// The remat policy a recompute cell names; nullopt when it names none podsim knows.

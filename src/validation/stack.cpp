@@ -1,47 +1,12 @@
 #include "validation/stack.hpp"
 
-#include <array>
-#include <utility>
-
 namespace podsim::validation {
 
-namespace {
+bool stack_cell_valid(const std::string& cell) { return cell.empty() || workload::stack_named(cell).has_value(); }
 
-constexpr std::array<std::pair<Stack, std::string_view>, 6> kNames{{
-    {Stack::kMegatronLm, "megatron-lm"},
-    {Stack::kMegatronCore, "megatron-core"},
-    {Stack::kDeepSpeed, "deepspeed"},
-    {Stack::kPytorchFsdp, "pytorch-fsdp"},
-    {Stack::kTorchtitan, "torchtitan"},
-    {Stack::kMaxText, "maxtext"},
-}};
-
-}  // namespace
-
-std::string_view stack_name(Stack s) {
-  for (const auto& [stack, name] : kNames) {
-    if (stack == s) return name;
-  }
-  return "unknown";
-}
-
-std::string stack_words() {
-  std::string out;
-  for (const auto& [stack, name] : kNames) out += (out.empty() ? "" : ", ") + std::string(name);
-  return out;
-}
-
-std::optional<Stack> stack_named(const std::string& cell) {
-  const std::string word = lower(cell);
-  if (word.empty()) return Stack::kUnknown;
-  for (const auto& [stack, name] : kNames) {
-    if (word == name) return stack;
-  }
-  return std::nullopt;
-}
-
-Stack stack_of(const CsvRow& row) {
-  if (const auto named = stack_named(row.at("stack")); named && *named != Stack::kUnknown) return *named;
+std::optional<workload::Stack> stack_of(const CsvRow& row) {
+  using workload::Stack;
+  if (const auto named = workload::stack_named(row.at("stack"))) return *named;
   const std::string text = lower(row.at("source") + " " + row.at("notes") + " " + row.at("recompute") + " " +
                                  row.at("zero_or_fsdp") + " " + row.at("model"));
   if (has(text, "maxtext") || has(text, "remat_policy")) return Stack::kMaxText;
@@ -52,9 +17,7 @@ Stack stack_of(const CsvRow& row) {
   }
   if (has(text, "deepspeed") || has(text, "bigscience")) return Stack::kDeepSpeed;
   if (has(text, "megatron") || has(text, "narayanan") || has(text, "korthikanti")) return Stack::kMegatronLm;
-  return Stack::kUnknown;
+  return std::nullopt;
 }
-
-bool flash_attention_by_default(Stack s) { return s == Stack::kMegatronCore || s == Stack::kTorchtitan; }
 
 }  // namespace podsim::validation

@@ -88,10 +88,6 @@ void set_counts(std::vector<WorkItem>& items, const std::map<std::string, Count>
 
 }  // namespace
 
-HostCost default_host_cost(hardware::SoftwareStack stack) {
-  return stack == hardware::SoftwareStack::kXla ? HostCost{} : kEagerPytorch;
-}
-
 void count_host_calls(LayerWork& layer) {
   set_counts(layer.forward, forward_counts());
   set_counts(layer.backward, backward_counts());

@@ -36,10 +36,6 @@ struct HostCost {
 /// is not counted: an eager step's host time is at least this.
 inline constexpr HostCost kEagerPytorch{1'000'000, 4'000'000};
 
-/// What the chip's software stack pays: eager PyTorch's on GPUs (Megatron-LM, DeepSpeed,
-/// FSDP), nothing under XLA.
-HostCost default_host_cost(hardware::SoftwareStack stack);
-
 /// Sets each item of a transformer layer to what Megatron-LM's code makes it do on the host
 /// (host_dispatch.cpp has the count, item by item, and where it comes from).
 void count_host_calls(LayerWork& layer);

@@ -327,6 +327,51 @@ TEST_F(ConfigFiles, OverlapDefaultsFollowTheChipsStackAndYieldToTheScenario) {
   EXPECT_FALSE(set.gemm_sm_margin);
 }
 
+TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  auto scenario = [&](const std::string& training) {
+    return "schema_version: 1\nmodel: " + (root / "configs/models/gpt-1.7b.yaml").string() + "\nhardware: " +
+           (root / "configs/hardware/h100.yaml").string() + "\ntopology: " +
+           (root / "topologies/h100-superpod-1024.yaml").string() + "\nparallelism: { tp: 4 }\ntraining: { global_batch: 1024" +
+           training + " }\n";
+  };
+  // The hardware's default: megatron-lm (no flash, Megatron's loss, eager host, no collective matmul).
+  write("plain.yaml", scenario(""));
+  const runtime::Scenario plain = load_scenario("plain.yaml").scenario;
+  EXPECT_EQ(plain.training.stack, workload::Stack::kMegatronLm);
+  EXPECT_FALSE(plain.training.flash_attention);
+  EXPECT_EQ(plain.training.loss_kernel, workload::LossKernel::kMegatron);
+  EXPECT_EQ(plain.training.host.launch_ps, workload::kEagerPytorch.launch_ps);
+  // megatron-core: Transformer Engine's fused attention; torchtitan: SDPA and F.cross_entropy.
+  write("core.yaml", scenario(", stack: megatron-core"));
+  EXPECT_TRUE(load_scenario("core.yaml").scenario.training.flash_attention);
+  write("titan.yaml", scenario(", stack: torchtitan"));
+  const runtime::Scenario titan = load_scenario("titan.yaml").scenario;
+  EXPECT_TRUE(titan.training.flash_attention);
+  EXPECT_EQ(titan.training.loss_kernel, workload::LossKernel::kPyTorch);
+  // maxtext on a GPU: XLA's defaults follow (compiled: no host cost; collective matmul).
+  write("xla.yaml", scenario(", stack: maxtext"));
+  const runtime::Scenario xla = load_scenario("xla.yaml").scenario;
+  EXPECT_FALSE(xla.training.host.any());
+  EXPECT_EQ(xla.chip.stack, hardware::SoftwareStack::kXla);
+  EXPECT_EQ(xla.training.overlap.tp, parallelism::TpOverlap::kCollectiveMatmul);
+  EXPECT_EQ(xla.training.loss_kernel, workload::LossKernel::kFused);
+  // The scenario's own keys win over the profile.
+  write("mine.yaml", scenario(", stack: megatron-core, flash_attention: false, host: { dispatch: 0 us, launch: 0 us }"));
+  const runtime::Scenario mine = load_scenario("mine.yaml").scenario;
+  EXPECT_FALSE(mine.training.flash_attention);
+  EXPECT_FALSE(mine.training.host.any());
+  // A word outside the profiles is refused with the accepted ones.
+  write("bad.yaml", scenario(", stack: nemo"));
+  try {
+    load_scenario("bad.yaml");
+    FAIL() << "stack: nemo was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("training.stack"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("megatron-core"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(ConfigFiles, HopperGemmsRunPersistentGridsOtherChipsWaves) {
   const fs::path root(PODSIM_SOURCE_DIR);
   EXPECT_TRUE(load_hardware(root / "configs/hardware/h100.yaml").persistent_matmuls);

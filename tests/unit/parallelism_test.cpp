@@ -166,9 +166,10 @@ TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
 }
 
 TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
-  // DeepSpeed's PipelineEngine asserts ZeRO < 2 and Megatron-LM has no ZeRO-2: on the megatron
-  // stack dp 2 × pp 2 with ZeRO-2 is refused, naming parallelism.zero; ZeRO-1 and ZeRO-3 (PyTorch
-  // FSDP with a pipeline) run, and so does ZeRO-2 without a pipeline. XLA is not refused.
+  // DeepSpeed's PipelineEngine asserts ZeRO < 2 and Megatron-LM has no ZeRO-2: under megatron-lm
+  // (the default) dp 2 × pp 2 with ZeRO-2 is refused, naming parallelism.zero; ZeRO-1 and ZeRO-3
+  // run, and so does ZeRO-2 without a pipeline, or under torchtitan (FSDP2 without resharding
+  // after the forward, with a pipeline) and maxtext.
   const auto m = model(4);
   hardware::ChipSpec chip;
   chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
@@ -192,9 +193,11 @@ TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
     EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << "zero " << zero;
   }
   p.zero = 2;
-  chip.stack = hardware::SoftwareStack::kXla;
-  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
-  chip.stack = hardware::SoftwareStack::kMegatron;
+  for (workload::Stack runs_it : {workload::Stack::kTorchtitan, workload::Stack::kMaxText}) {
+    t.stack = runs_it;
+    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(runs_it);
+  }
+  t.stack = workload::Stack::kMegatronLm;
   p.pp = 1;
   p.dp = 4;
   EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));

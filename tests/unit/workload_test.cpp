@@ -9,6 +9,7 @@
 #include "util/error.hpp"
 #include "workload/activation_sizes.hpp"
 #include "workload/host_dispatch.hpp"
+#include "workload/stack_profile.hpp"
 #include "workload/layer_ops.hpp"
 #include "workload/loss_kernels.hpp"
 #include "workload/model_spec.hpp"
@@ -393,9 +394,40 @@ TEST(HostDispatch, MegatronsLayerAsCountedInItsCode) {
   EXPECT_EQ(totals(flash.forward), (std::pair{123.0 - 13 - 12 - 6, 16.0 - 4}));
   EXPECT_EQ(totals(flash.backward), (std::pair{220.0 - 27 - 11 - 4, 46.0 - 6}));
   // Each stack's cost: eager PyTorch's on GPUs, nothing under XLA.
-  EXPECT_EQ(default_host_cost(hardware::SoftwareStack::kMegatron).launch_ps, 4'000'000);
-  EXPECT_EQ(default_host_cost(hardware::SoftwareStack::kMegatron).dispatch_ps, 1'000'000);
-  EXPECT_FALSE(default_host_cost(hardware::SoftwareStack::kXla).any());
+  for (Stack s : kStacks) {
+    const HostCost& host = stack_profile(s).host;
+    if (s == Stack::kMaxText) {
+      EXPECT_FALSE(host.any());
+    } else {
+      EXPECT_EQ(host.launch_ps, 4'000'000) << stack_name(s);
+      EXPECT_EQ(host.dispatch_ps, 1'000'000) << stack_name(s);
+    }
+  }
+}
+
+TEST(StackProfiles, NamesAndDefaultsAsEachFrameworkShipsThem) {
+  for (Stack s : kStacks) EXPECT_EQ(stack_named(stack_name(s)), s);
+  EXPECT_EQ(stack_named("Megatron-Core"), Stack::kMegatronCore);
+  EXPECT_FALSE(stack_named("nemo-2").has_value());
+  EXPECT_EQ(default_stack(hardware::SoftwareStack::kMegatron), Stack::kMegatronLm);
+  EXPECT_EQ(default_stack(hardware::SoftwareStack::kXla), Stack::kMaxText);
+  // Transformer Engine's and SDPA's fused attention; the 2021 stacks' unfused one.
+  EXPECT_TRUE(stack_profile(Stack::kMegatronCore).flash_attention);
+  EXPECT_TRUE(stack_profile(Stack::kTorchtitan).flash_attention);
+  EXPECT_FALSE(stack_profile(Stack::kMegatronLm).flash_attention);
+  EXPECT_FALSE(stack_profile(Stack::kDeepSpeed).flash_attention);
+  // Their losses: Megatron's vocab-parallel one, llm-foundry's fused xentropy, torchtitan's
+  // F.cross_entropy, XLA's fusion.
+  EXPECT_EQ(stack_profile(Stack::kMegatronCore).loss_kernel, LossKernel::kMegatron);
+  EXPECT_EQ(stack_profile(Stack::kPytorchFsdp).loss_kernel, LossKernel::kFused);
+  EXPECT_EQ(stack_profile(Stack::kTorchtitan).loss_kernel, LossKernel::kPyTorch);
+  EXPECT_EQ(stack_profile(Stack::kMaxText).loss_kernel, LossKernel::kFused);
+  EXPECT_EQ(stack_profile(Stack::kMaxText).family, hardware::SoftwareStack::kXla);
+  // DeepSpeed's pipeline engine refuses ZeRO-2, Megatron has none; FSDP's reshard-after-forward
+  // off is ZeRO-2 and torchtitan runs it with a pipeline.
+  EXPECT_FALSE(stack_profile(Stack::kDeepSpeed).zero2_with_pipeline);
+  EXPECT_FALSE(stack_profile(Stack::kMegatronLm).zero2_with_pipeline);
+  EXPECT_TRUE(stack_profile(Stack::kTorchtitan).zero2_with_pipeline);
 }
 
 }  // namespace

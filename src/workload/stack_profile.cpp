@@ -1,0 +1,73 @@
+// Each profile's defaults and where they come from.
+//
+// - megatron-lm: Megatron-LM of the SC21 and Korthikanti papers: attention as baddbmm and a
+//   fused masked softmax (no flash), vocab_parallel_cross_entropy on a float copy of the logits
+//   (loss_kernels.hpp), eager PyTorch (host_dispatch.hpp); no ZeRO-2 (its distributed
+//   optimizer is ZeRO-1).
+// - megatron-core: Transformer Engine's DotProductAttention picks a fused flash or cuDNN
+//   backend by default (transformer_engine/pytorch/attention.py: NVTE_FLASH_ATTN and
+//   NVTE_FUSED_ATTN default to 1); the loss is still vocab_parallel_cross_entropy
+//   (--cross-entropy-loss-fusion is off by default); CUDA graphs are off by default
+//   (--enable-cuda-graph), so eager.
+// - deepspeed: Megatron-DeepSpeed's GPT is Megatron-LM's layer and loss; its PipelineEngine
+//   asserts zero_optimization_stage() < 2 ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
+//   parallelism", deepspeed/runtime/pipe/engine.py).
+// - pytorch-fsdp: llm-foundry's default loss_fn fused_crossentropy (flash-attention's xentropy,
+//   one kernel each way: LossKernel::kFused); attention as the model config says (MPT's
+//   attn_impl), so no default flash; eager.
+// - torchtitan: F.scaled_dot_product_attention (a flash or memory-efficient kernel) and
+//   torch.nn.functional.cross_entropy on float logits (LossKernel::kPyTorch); eager (set
+//   training.host to 0 for torch.compile with CUDA graphs).
+// - maxtext: XLA: a compiled program (no host cost per op), its fused cross entropy,
+//   collective matmul and concurrent data-parallel streams (parallelism::default_overlap), the
+//   JAX remat policies; attention as the scenario says (MaxText's `attention` setting).
+#include "workload/stack_profile.hpp"
+
+
+namespace podsim::workload {
+
+namespace {
+
+constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "deepspeed",
+                                            "pytorch-fsdp", "torchtitan",   "maxtext"};
+
+StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline) {
+  return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline};
+}
+
+}  // namespace
+
+const char* stack_name(Stack s) { return kNames[static_cast<std::size_t>(s)]; }
+
+std::string stack_words() {
+  std::string out;
+  for (const char* name : kNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
+
+std::optional<Stack> stack_named(std::string_view word) {
+  std::string w(word);
+  for (char& c : w) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  for (Stack s : kStacks) {
+    if (w == stack_name(s)) return s;
+  }
+  return std::nullopt;
+}
+
+const StackProfile& stack_profile(Stack s) {
+  static const std::array<StackProfile, 6> kProfiles{
+      gpu(false, LossKernel::kMegatron, false),  // megatron-lm
+      gpu(true, LossKernel::kMegatron, false),   // megatron-core
+      gpu(false, LossKernel::kMegatron, false),  // deepspeed
+      gpu(false, LossKernel::kFused, true),      // pytorch-fsdp
+      gpu(true, LossKernel::kPyTorch, true),     // torchtitan
+      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true},  // maxtext
+  };
+  return kProfiles[static_cast<std::size_t>(s)];
+}
+
+Stack default_stack(hardware::SoftwareStack family) {
+  return family == hardware::SoftwareStack::kXla ? Stack::kMaxText : Stack::kMegatronLm;
+}
+
+}  // namespace podsim::workload

@@ -1,0 +1,53 @@
+#pragma once
+
+// The software that trains, as a named profile (`training.stack`): the documented defaults of
+// one framework, each cited in stack_profile.cpp. A scenario's knobs still win; the profile
+// fills what it leaves open. The hardware file's `stack` (megatron, xla) names the default
+// profile of its chips: megatron-lm on GPUs, maxtext on TPUs.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hardware/chip_spec.hpp"
+#include "workload/host_dispatch.hpp"
+#include "workload/loss_kernels.hpp"
+
+namespace podsim::workload {
+
+enum class Stack : std::uint8_t {
+  kMegatronLm,    ///< Megatron-LM as the 2021-2022 papers ran it (no Transformer Engine)
+  kMegatronCore,  ///< Megatron-Core / NeMo (2024 on), with Transformer Engine
+  kDeepSpeed,     ///< Megatron-DeepSpeed (BigScience, MT-NLG)
+  kPytorchFsdp,   ///< PyTorch FSDP as Composer runs it (MosaicML's llm-foundry)
+  kTorchtitan,    ///< torchtitan (FSDP2)
+  kMaxText,       ///< MaxText on XLA
+};
+inline constexpr std::array<Stack, 6> kStacks{Stack::kMegatronLm, Stack::kMegatronCore, Stack::kDeepSpeed,
+                                              Stack::kPytorchFsdp, Stack::kTorchtitan, Stack::kMaxText};
+
+/// What a stack does unless the scenario says otherwise.
+struct StackProfile {
+  /// The family whose overlap defaults, remat policies and loss it shares
+  /// (parallelism::default_overlap: collective matmul and concurrent dp streams under XLA).
+  hardware::SoftwareStack family = hardware::SoftwareStack::kMegatron;
+  bool flash_attention = false;  ///< its attention is a fused kernel unless told otherwise
+  LossKernel loss_kernel = LossKernel::kMegatron;
+  HostCost host;                 ///< what the host pays to issue the step's kernels
+  /// Runs ZeRO-2 with pipeline parallelism (DeepSpeed asserts it cannot; Megatron has no ZeRO-2).
+  bool zero2_with_pipeline = true;
+};
+
+/// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".
+const char* stack_name(Stack s);
+/// Those words, comma-separated, for an error.
+std::string stack_words();
+/// The stack a word names (case ignored); nullopt for any other word.
+std::optional<Stack> stack_named(std::string_view word);
+const StackProfile& stack_profile(Stack s);
+/// The profile a hardware file's `stack` names for its chips: megatron-lm, or maxtext for xla.
+Stack default_stack(hardware::SoftwareStack family);
+
+}  // namespace podsim::workload
