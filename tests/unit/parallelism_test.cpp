@@ -134,16 +134,22 @@ Reductions gradient_reductions(const StageProgram& stage) {
   return r;
 }
 
+/// A chip with a bf16 peak, 100 GB of HBM and 1 TB/s: enough to build any small step.
+hardware::ChipSpec small_chip() {
+  hardware::ChipSpec chip;
+  chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
+  chip.hbm_capacity_bytes = 1e11;
+  chip.hbm_bandwidth_Bps = 1e12;
+  return chip;
+}
+
 TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
   // dp 4, no pipeline, 8 sequences of micro batch 1 per step: 2 microbatches per replica.
   // ZeRO-1 (and plain data parallelism) accumulate gradients locally and reduce once; ZeRO-2
   // keeps only its shard, so each microbatch's gradients are reduce-scattered (DeepSpeed's
   // partition_gradients): twice the bytes, in twice the calls.
   const auto m = model(4);
-  hardware::ChipSpec chip;
-  chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
-  chip.hbm_capacity_bytes = 1e11;
-  chip.hbm_bandwidth_Bps = 1e12;
+  const hardware::ChipSpec chip = small_chip();
   ParallelSpec p;
   p.dp = 4;
   TrainingSpec t;
@@ -171,10 +177,7 @@ TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
   // run, and so does ZeRO-2 without a pipeline, or under torchtitan (FSDP2 without resharding
   // after the forward, with a pipeline) and maxtext.
   const auto m = model(4);
-  hardware::ChipSpec chip;
-  chip.peak_flops = {{hardware::DType::kBf16, 1e14}};
-  chip.hbm_capacity_bytes = 1e11;
-  chip.hbm_bandwidth_Bps = 1e12;
+  const hardware::ChipSpec chip = small_chip();
   ParallelSpec p;
   p.dp = 2;
   p.pp = 2;
