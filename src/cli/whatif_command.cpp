@@ -72,6 +72,28 @@ void print_replanned(const whatif::WhatifResult& r) {
   std::cout << t.render();
 }
 
+/// Variants that give the machine more yet lengthen the step, with the categories that moved:
+/// the mechanism in podsim's own accounting (docs/runtime.md §4, "More bandwidth, a slower step").
+void print_slower_with_more(const whatif::WhatifResult& r) {
+  if (r.slower_with_more.empty()) return;
+  std::cout << "\nmore, yet slower (what moved; docs/runtime.md §4, \"More bandwidth, a slower step\"):\n";
+  for (const auto& s : r.slower_with_more) {
+    char step[64];
+    std::snprintf(step, sizeof step, "%+.1f ms (%+.3f %%)", 1e3 * s.step_change * r.base_step_time_s, 100 * s.step_change);
+    std::cout << "  " << s.knob << " = " << s.value << ": step " << step << " —";
+    std::size_t shown = 0;
+    for (const auto& [column, change] : s.changes) {
+      if (shown++ == 4) break;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %s %+.1f ms", column.c_str(), 1e3 * change);
+      std::cout << (shown > 1 ? "," : "") << buf;
+    }
+    std::cout << "\n";
+  }
+  std::cout << "  (a faster link lets communication draw more link and HBM bandwidth per second beside the compute\n"
+               "  and collectives it overlaps; where that crosses what they leave free, they slow down)\n";
+}
+
 void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
   char line[512];
   std::snprintf(line, sizeof line,
@@ -98,6 +120,7 @@ void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   std::cout << "(step: the change of the step time; elasticity: % step time per % knob, d ln step / d ln value)\n";
   if (r.replanned) print_replanned(r);
   if (!notes.empty()) std::cout << "variants that cannot run:\n" << notes;
+  print_slower_with_more(r);
   // Which knob buys most: the largest shortening one step of one knob gives.
   std::vector<const whatif::KnobOutcome*> gains;
   for (const auto& k : r.knobs) {
@@ -135,6 +158,20 @@ void print_json(const whatif::WhatifResult& r, const WhatifOptions& options, dou
     j.key("base_replanned_step_time_s");
     j.value(r.base_replanned.found ? r.base_replanned.step_time_s : std::nan(""));
   }
+  j.key("slower_with_more");  // variants that give more and lengthen the step, with what moved
+  j.begin_array();
+  for (const auto& s : r.slower_with_more) {
+    j.begin_object();
+    j.member("knob", s.knob);
+    j.member("value", s.value);
+    j.member("step_change", s.step_change);
+    j.key("changes_s");
+    j.begin_object();
+    for (const auto& [column, change] : s.changes) j.member(column, change);
+    j.end_object();
+    j.end_object();
+  }
+  j.end_array();
   j.key("knobs");
   j.begin_array();
   for (const auto& k : r.knobs) {

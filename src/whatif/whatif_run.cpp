@@ -4,12 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 #include "config/document.hpp"
 #include "config/scalar_values.hpp"
 #include "config/scenario_config.hpp"
 #include "partition/agreement.hpp"
 #include "plan/plan_run.hpp"
+#include "runtime/time_category.hpp"
 #include "util/error.hpp"
 
 namespace podsim::whatif {
@@ -69,6 +71,34 @@ config::LoadedSweep as_sweep(const WhatifRequest& request, const std::vector<Kno
   return s;
 }
 
+std::vector<double> categories_of(const sweep::PointResult& point) {
+  std::vector<double> out;
+  for (std::size_t c = 0; c < runtime::kCategories; ++c) {
+    out.push_back(point.reals[sweep::metric_index(
+        std::string(runtime::category_column(static_cast<runtime::TimeCategory>(c))))]);
+  }
+  return out;
+}
+
+/// `v` of `k` explained, when it gives the machine more and lengthens the step.
+std::optional<SlowerWithMore> slower_with_more(const KnobOutcome& k, const Variant& v, double base_s,
+                                               const std::vector<double>& base_categories) {
+  const auto direction = more_is_faster(k.knob.key);
+  if (!direction || !v.tried || !v.feasible || base_categories.empty()) return std::nullopt;
+  const bool more = *direction ? v.ratio > 1 : v.ratio < 1;
+  if (!more || !(v.step_time_s > base_s * (1 + 1e-9))) return std::nullopt;
+  SlowerWithMore out{k.knob.key, v.value, v.step_time_s / base_s - 1, {}};
+  for (std::size_t c = 0; c < base_categories.size(); ++c) {
+    const double change = v.categories_s[c] - base_categories[c];
+    if (std::fabs(change) >= 1e-9) {
+      out.changes.emplace_back(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(c))), change);
+    }
+  }
+  std::stable_sort(out.changes.begin(), out.changes.end(),
+                   [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });
+  return out;
+}
+
 Variant variant(const std::map<std::uint64_t, sweep::PointResult>& results, std::uint64_t point, const std::string& value,
                 double ratio) {
   Variant v;
@@ -80,6 +110,7 @@ Variant variant(const std::map<std::uint64_t, sweep::PointResult>& results, std:
   v.feasible = it->second.feasible;
   v.reason = it->second.reason;
   v.step_time_s = v.feasible ? it->second.reals[sweep::metric_index("step_time_s")] : kNaN;
+  if (v.feasible) v.categories_s = categories_of(it->second);
   return v;
 }
 
@@ -141,6 +172,7 @@ WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64
   r.base_step_time_s = base != results.end() && base->second.feasible
                            ? base->second.reals[sweep::metric_index("step_time_s")]
                            : kNaN;
+  if (base != results.end() && base->second.feasible) r.base_categories_s = categories_of(base->second);
   for (std::size_t i = 0; i < knobs.size(); ++i) {
     KnobOutcome k;
     k.knob = knobs[i];
@@ -160,6 +192,9 @@ WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64
         k.gain_from_high = v == &k.high;
       }
     }
+    for (const Variant* v : {&k.low, &k.high}) {
+      if (auto s = slower_with_more(k, *v, r.base_step_time_s, r.base_categories_s)) r.slower_with_more.push_back(*s);
+    }
     r.knobs.push_back(std::move(k));
   }
   std::stable_sort(r.knobs.begin(), r.knobs.end(), [](const KnobOutcome& a, const KnobOutcome& b) {
@@ -171,6 +206,18 @@ WhatifResult assemble(const std::vector<Knob>& knobs, const std::map<std::uint64
 }
 
 }  // namespace
+
+std::optional<bool> more_is_faster(const std::string& key) {
+  auto ends = [&](std::string_view tail) {
+    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends(".latency")) return false;
+  if (ends(".bandwidth") || ends("samples_per_s") || key.find(".peak.") != std::string::npos ||
+      key.find(".efficiency.") != std::string::npos) {
+    return true;
+  }
+  return std::nullopt;
+}
 
 output::Table whatif_table(const WhatifResult& result) {
   output::Table t;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,22 @@ struct Variant {
   std::string reason;        ///< why it cannot run
   double step_time_s = 0;
   Replanned replanned;       ///< with WhatifRequest::replan
+  /// Its busiest chip's time per category (runtime::category_column order; feasible variants).
+  std::vector<double> categories_s;
+};
+
+/// Whether raising `key` gives the machine more of something (bandwidth, FLOP/s, an
+/// efficiency, a host input rate) and lowering it less; latencies the other way round. Other
+/// keys (capacities, the tile, the micro batch) have no such direction.
+std::optional<bool> more_is_faster(const std::string& key);
+
+/// A variant that gives the machine more and makes the step longer: what grew and what shrank.
+struct SlowerWithMore {
+  std::string knob, value;
+  double step_change = 0;  ///< fraction of the base step
+  /// The categories that changed, largest change first: (column, seconds). They add up to the
+  /// step's change (the busiest chip's categories sum to its step).
+  std::vector<std::pair<std::string, double>> changes;
 };
 
 /// A knob and what each of its variants did to the step.
@@ -65,6 +82,8 @@ struct WhatifResult {
   std::vector<KnobOutcome> knobs;
   /// podsim's error on steps of the base scenario's chip (output/prediction_band.hpp).
   output::PredictionBand band;
+  std::vector<double> base_categories_s;     ///< as Variant::categories_s
+  std::vector<SlowerWithMore> slower_with_more;  ///< counter-intuitive variants, explained
 };
 
 /// Builds the study as a sweep (point 0 the scenario itself, then each knob's low and
