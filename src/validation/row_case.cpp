@@ -570,7 +570,12 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   if (!recompute_cell.empty()) {
     const auto r = recompute_of(recompute_cell);
     if (!r) {
-      out.skip_reason = "recompute \"" + recompute_cell + "\" names no policy podsim knows";
+      std::string words;
+      for (parallelism::Recompute policy : workload::kRematPolicies) {
+        words += (words.empty() ? "" : ", ") + std::string(workload::recompute_name(policy));
+      }
+      out.skip_reason = "recompute \"" + recompute_cell + "\" names no policy podsim knows (a scenario's training.recompute: " +
+                        words + "; or MaxText's remat_policy=NAME, or text saying full, selective or none)";
       return out;
     }
     fixed.recompute = *r;

@@ -69,6 +69,10 @@ System system_of(const CsvRow& row) {
 std::optional<parallelism::Recompute> recompute_of(const std::string& cell) {
   using parallelism::Recompute;
   const std::string text = lower(cell);
+  // The scenario's own word (training.recompute) first.
+  for (Recompute r : workload::kRematPolicies) {
+    if (text == workload::recompute_name(r)) return r;
+  }
   std::smatch m;
   static const std::regex kPolicy(R"(remat_policy\s*=\s*([a-z_]+))");
   if (std::regex_search(text, m, kPolicy)) {

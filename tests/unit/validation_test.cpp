@@ -351,6 +351,15 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
                     kCatalog)
                 .skip_reason.find("names no policy"),
             std::string::npos);
+  // The scenario's own words are read as they are, and listed when a cell names none of them.
+  EXPECT_EQ(recompute_of("minimal_flash"), Recompute::kMinimalFlash);
+  EXPECT_EQ(recompute_of("early_stop"), Recompute::kEarlyStop);
+  EXPECT_NE(express(row({{"hardware", "TPU v5p"}, {"n_chips", "64"}, {"layers", "8"}, {"hidden", "1024"},
+                         {"ffn_hidden", "3584"}, {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"},
+                         {"global_batch_seqs", "64"}, {"recompute", "checkpoint everything twice"}}),
+                    kCatalog)
+                .skip_reason.find("save_qkv_proj"),
+            std::string::npos);
 }
 
 TEST(Express, LlmFoundryRowsRunTheAttentionKernelItsScriptsRan) {
