@@ -116,12 +116,12 @@ workload::HostCost read_host(Reader& parent, const workload::StackProfile& profi
   };
   r.set_default("dispatch", written(stack.dispatch_ps));
   r.set_default("launch", written(stack.launch_ps));
-  workload::HostCost host{r.duration("dispatch"), r.duration("launch")};
-  for (const char* key : {"dispatch", "launch"}) {
-    const SimTime v = std::string_view(key) == "dispatch" ? host.dispatch_ps : host.launch_ps;
+  auto cost = [&](const char* key) {
+    const SimTime v = r.duration(key);
     if (v > kPsPerSecond / 1000) r.fail(key, "is above 1 ms per call; did you mean a smaller unit?");
-  }
-  return host;
+    return v;
+  };
+  return workload::HostCost{cost("dispatch"), cost("launch")};
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ struct TrainingSpec {
   /// Which fused-attention kernel runs it (with flash_attention): the chip's own, or MPT's Triton one.
   hardware::FlashKernel flash_kernel = hardware::FlashKernel::kNative;
   /// How the cross-entropy runs: the chip's software stack's unless the scenario says
-  /// (workload::default_loss_kernel; workload/loss_kernels.hpp).
+  /// (workload::stack_profile; workload/loss_kernels.hpp).
   workload::LossKernel loss_kernel = workload::LossKernel::kMegatron;
   /// Train metrics evaluated on each microbatch's logits, each a forward-only loss
   /// (workload::train_metrics_bytes): 0 in Megatron-LM and MaxText, 2 in llm-foundry's MPT.

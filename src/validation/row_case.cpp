@@ -607,7 +607,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     out.assumptions.push_back("attention: MPT's Triton FlashAttention (llm-foundry's attn_impl triton, as its "
                               "benchmark scripts ran this table)");
   }
-  const LossKnobs loss = loss_of(row, s.chip);
+  const LossKnobs loss = loss_of(t.stack);
   t.loss_kernel = loss.kernel;
   t.train_metrics = loss.train_metrics;
   if (loss.train_metrics > 0) {

@@ -131,14 +131,8 @@ bool llm_foundry_checkpoint_stops_early(const CsvRow& row) {
   return system_of(row) == System::kLlmFoundry && has(lower(row.at("precision")), "amp_bf16");
 }
 
-LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip) {
-  switch (system_of(row)) {
-    case System::kLlmFoundry: return {workload::LossKernel::kFused, 2};
-    case System::kMaxText: return {workload::LossKernel::kFused};
-    case System::kMegatron: return {workload::LossKernel::kMegatron};
-    case System::kOther: break;
-  }
-  return {workload::default_loss_kernel(chip.stack)};
+LossKnobs loss_of(workload::Stack stack) {
+  return {workload::stack_profile(stack).loss_kernel, stack == workload::Stack::kPytorchFsdp ? 2 : 0};
 }
 
 MegatronOverlapFlags megatron_overlap_flags(const CsvRow& row) {

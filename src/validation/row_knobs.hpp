@@ -61,11 +61,10 @@ struct LossKnobs {
   workload::LossKernel kernel;
   int train_metrics = 0;
 };
-/// llm-foundry's default loss_fn (fused_crossentropy, flash-attention's xentropy) and MaxText's
-/// (XLA) fuse the loss, and Composer computes MPT's two train metrics on every microbatch;
-/// Megatron runs its vocab-parallel loss; a row of another system runs what its chip's stack
-/// does (workload::default_loss_kernel).
-LossKnobs loss_of(const CsvRow& row, const hardware::ChipSpec& chip);
+/// The loss of the row's stack (workload::stack_profile: llm-foundry's fused_crossentropy and
+/// XLA fuse it, Megatron runs its vocab-parallel loss, torchtitan F.cross_entropy), and under
+/// Composer (pytorch-fsdp) MPT's two train metrics on every microbatch.
+LossKnobs loss_of(workload::Stack stack);
 
 /// Megatron-LM's overlap flags, where a Megatron row's notes quote them as its run set them:
 /// `--overlap-grad-reduce` (gradient buckets reduced during the backward), `--overlap-param-gather`

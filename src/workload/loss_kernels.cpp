@@ -11,10 +11,6 @@ const char* loss_kernel_name(LossKernel k) {
   return "megatron";
 }
 
-LossKernel default_loss_kernel(hardware::SoftwareStack stack) {
-  return stack == hardware::SoftwareStack::kXla ? LossKernel::kFused : LossKernel::kMegatron;
-}
-
 LossTraffic loss_traffic(LossKernel kernel, double act_bytes, double loss_bytes) {
   const double a = act_bytes;
   const double l = loss_bytes;

@@ -42,9 +42,6 @@ inline constexpr std::array<LossKernel, 3> kLossKernels{LossKernel::kMegatron, L
 /// "megatron", "pytorch", "fused" — as written in scenarios (training.loss_kernel).
 const char* loss_kernel_name(LossKernel k);
 
-/// What the chip's software stack runs: Megatron-LM's loss on GPUs, XLA's fusion on TPUs.
-LossKernel default_loss_kernel(hardware::SoftwareStack stack);
-
 /// HBM bytes the loss moves per logit.
 struct LossTraffic {
   double forward = 0;

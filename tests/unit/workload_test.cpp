@@ -300,8 +300,8 @@ TEST(Loss, EachKernelMovesTheBytesItsPassesRead) {
   // What the loss holds: logits and gradient in the loss dtype, or in their own when fused.
   EXPECT_DOUBLE_EQ(loss_live_bytes(LossKernel::kMegatron, 2, 4), 8);
   EXPECT_DOUBLE_EQ(loss_live_bytes(LossKernel::kFused, 2, 4), 4);
-  EXPECT_EQ(default_loss_kernel(hardware::SoftwareStack::kXla), LossKernel::kFused);
-  EXPECT_EQ(default_loss_kernel(hardware::SoftwareStack::kMegatron), LossKernel::kMegatron);
+  EXPECT_EQ(stack_profile(default_stack(hardware::SoftwareStack::kXla)).loss_kernel, LossKernel::kFused);
+  EXPECT_EQ(stack_profile(default_stack(hardware::SoftwareStack::kMegatron)).loss_kernel, LossKernel::kMegatron);
 }
 
 TEST(Loss, TheHeadChargesItsKernelOnTheChipsShareOfTheLogits) {
