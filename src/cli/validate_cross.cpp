@@ -50,7 +50,7 @@ void print_cross_text(const validation::CrossReport& r) {
   for (const auto& [family, s] : r.by_family) add_row(t, "  " + family, s);
   add_row(t, "overall", r.overall);
   out << t.render();
-  out << "\nMAPE in %. LOSO: each source's rows predicted with every fitted matmul efficiency refitted without\n"
+  out << "\nMAPE in %. LOSO: each source's rows predicted with every fitted end-to-end efficiency refitted without\n"
          "them (configs/validation/fitted.csv says what was fitted where). spread: mean |LOSO error - its\n"
          "source's mean| over the training rows of sources with 3 or more (the error of comparing runs of one\n"
          "stack and machine; podsim plan's tie band). Right: the training rows with a step, podsim in sample\n"

@@ -107,8 +107,9 @@ hardware::ChipSpec read_hardware(Reader& r) {
   c.stack = r.choice("stack", {"megatron", "xla"}) == "xla" ? hardware::SoftwareStack::kXla
                                                             : hardware::SoftwareStack::kMegatron;
   const Reader e = r.child("efficiency");
-  e.allow_only({"matmul", "memory", "op_overhead", "ici", "dcn", "flash_attention", "triton_attention"});
+  e.allow_only({"matmul", "training", "memory", "op_overhead", "ici", "dcn", "flash_attention", "triton_attention"});
   c.efficiency.matmul = e.real("matmul", 0.01, 1.0);
+  if (e.has("training")) c.efficiency.training = e.real("training", 0.01, 1.0);
   c.efficiency.memory = e.real("memory", 0.01, 1.0);
   c.efficiency.op_overhead_ps = e.duration("op_overhead");
   if (c.efficiency.op_overhead_ps > kPsPerSecond / 1000) e.fail("op_overhead", "is above 1 ms per op; did you mean a smaller unit?");

@@ -13,7 +13,9 @@ namespace podsim::hardware {
 /// Calibration constants of one hardware generation (configs/hardware/*.yaml says how each
 /// was measured or fitted). Never set per scenario.
 struct Efficiency {
-  double matmul = 0.8;       ///< fraction of the dtype peak a large matmul reaches
+  /// Fraction of the dtype peak a bare GEMM kernel reaches; with op_overhead, the kernel model
+  /// measured on a kernel table where one exists (tools/fit-gemm), else the end-to-end fit.
+  double matmul = 0.8;
   double memory = 0.85;      ///< fraction of HBM bandwidth a streaming op reaches
   SimTime op_overhead_ps = 0;  ///< fixed cost of every op (launch, dispatch)
   double ici = 1.0;          ///< fraction of link bandwidth collectives reach on the fast tier
@@ -24,6 +26,10 @@ struct Efficiency {
   /// Fraction of the dtype peak the Triton FlashAttention kernel reaches (MPT's
   /// flash_attn_triton.py, llm-foundry's attn_impl: triton); 0: not measured on this chip.
   double triton_attention = 0;
+  /// The one end-to-end constant: the fraction of the bare kernel's rate a training step's
+  /// GEMMs reach (epilogues, transformer shapes, what a kernel table does not see), fitted on
+  /// published training runs (tools/calibrate). 1: none (the chip's matmul is the fit itself).
+  double training = 1.0;
 };
 
 /// Which fused-attention kernel a step runs (`training.flash_kernel`).

@@ -26,8 +26,9 @@ OpTime op_time(const ChipSpec& chip, DType dtype, const OpCost& op) {
       throw InputError("hardware " + chip.name + " has no " + std::string(dtype_name(dtype)) +
                        " peak; choose another compute dtype");
     }
-    const double efficiency = op.fused_attention && chip.efficiency.flash_attention > 0 ? chip.efficiency.flash_attention
-                                                                                        : chip.efficiency.matmul;
+    const Efficiency& e = chip.efficiency;
+    const double efficiency =
+        op.fused_attention && e.flash_attention > 0 ? e.flash_attention : e.matmul * e.training;
     compute_s = t.padded_flops / (peak->second * efficiency);
   }
   const double memory_s = op.bytes / (chip.hbm_bandwidth_Bps * chip.efficiency.memory);

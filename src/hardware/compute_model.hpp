@@ -33,7 +33,7 @@ struct OpTime {
   SimTime memory_ps = 0;
 };
 
-/// Roofline: max(padded FLOPs / (peak(dtype) × matmul efficiency),
+/// Roofline: max(padded FLOPs / (peak(dtype) × matmul × training efficiency),
 /// bytes / (HBM bandwidth × memory efficiency)) + the fixed per-op overhead.
 /// Throws InputError if the chip has no peak for `dtype`.
 OpTime op_time(const ChipSpec& chip, DType dtype, const OpCost& op);

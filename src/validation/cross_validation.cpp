@@ -43,9 +43,9 @@ class CrossValidation {
     return validate(subset, catalog_, overrides);
   }
 
-  /// efficiency.matmul of `hardware` minimising the MAPE over `ids` (tools/calibrate's search).
-  double fit(const std::string& family, const std::string& hardware, const std::vector<std::string>& ids,
-             const std::string& without) {
+  /// The `constant` of `hardware` minimising the MAPE over `ids` (tools/calibrate's search).
+  double fit(const std::string& family, const std::string& constant, const std::string& hardware,
+             const std::vector<std::string>& ids, const std::string& without) {
     const auto key = std::make_pair(family, ids);
     if (const auto it = fits_.find(key); it != fits_.end()) return it->second;
     std::map<double, double> cache;
@@ -53,7 +53,7 @@ class CrossValidation {
       x = std::round(x * 1e4) / 1e4;
       if (const auto it = cache.find(x); it != cache.end()) return it->second;
       Overrides o;
-      o.matmul[hardware] = x;
+      o.set(constant, hardware, x);
       return cache[x] = run(ids, o, "fit " + family + " without " + without).mape;
     };
     double lo = 0.40, hi = 1.00;
@@ -82,6 +82,8 @@ class CrossValidation {
 
 std::string hardware_name(const FittedConstant& f) { return std::filesystem::path(f.file).stem().string(); }
 
+bool refitted(const FittedConstant& f) { return f.constant == "matmul" || f.constant == "training"; }
+
 }  // namespace
 
 std::vector<FittedConstant> read_fitted(const std::filesystem::path& root) {
@@ -89,11 +91,13 @@ std::vector<FittedConstant> read_fitted(const std::filesystem::path& root) {
   std::vector<FittedConstant> out;
   for (const CsvRow& row : read_csv(file, {"constant", "family", "file", "fitted_on", "source"})) {
     FittedConstant f{row.at("constant"), row.at("family"), row.at("file"), row.at("fitted_on"), row.at("source")};
-    if (f.constant == "matmul") {
-      f.value = config::load_hardware(root / f.file).efficiency.matmul;
+    if (refitted(f)) {
+      const hardware::Efficiency e = config::load_hardware(root / f.file).efficiency;
+      f.value = f.constant == "training" ? e.training : e.matmul;
+      f.other = f.constant == "training" ? e.matmul : e.training;
     } else if (f.constant != "nccl.launch") {
       throw InputError(file.string() + ":" + std::to_string(row.line) + ": constant \"" + f.constant +
-                       "\" is not one podsim refits (matmul) or marks (nccl.launch)");
+                       "\" is not one podsim refits (training, matmul) or marks (nccl.launch)");
     }
     out.push_back(std::move(f));
   }
@@ -112,7 +116,7 @@ CrossReport cross_validate(const std::vector<CsvRow>& rows, const Catalog& catal
 
   std::vector<const FittedConstant*> refit, elsewhere;
   for (const FittedConstant& f : fitted) {
-    if (f.constant != "matmul") {
+    if (!refitted(f)) {
       if (f.fitted_on == data && !f.source.empty()) report.not_cross_validated.insert(f.source);
     } else if (f.fitted_on == data && f.source.empty()) {
       refit.push_back(&f);
@@ -129,19 +133,22 @@ CrossReport cross_validate(const std::vector<CsvRow>& rows, const Catalog& catal
       for (const RowResult& r : results) {
         if (r.family == f->family && !r.collective && r.source != source) ids.push_back(r.id);
       }
-      if (!ids.empty()) chosen[f->family] = cv.fit(f->family, hardware_name(*f), ids, source);
+      if (!ids.empty()) chosen[f->family] = cv.fit(f->family, f->constant, hardware_name(*f), ids, source);
     }
-    std::vector<double> known;
-    for (const auto& [family, value] : chosen) known.push_back(value);
-    for (const FittedConstant* f : elsewhere) known.push_back(f->value);
+    std::vector<double> known;  // the other families' matmul rates in training (matmul × training)
+    for (const FittedConstant* g : refit) {
+      if (chosen.count(g->family) != 0) known.push_back(chosen[g->family] * g->other);
+    }
+    for (const FittedConstant* g : elsewhere) known.push_back(g->value * g->other);
     for (const FittedConstant* f : refit) {
       if (chosen.count(f->family) == 0 && !known.empty()) {
-        chosen[f->family] = round_to(std::accumulate(known.begin(), known.end(), 0.0) / double(known.size()), 0.005);
+        const double rate = std::accumulate(known.begin(), known.end(), 0.0) / double(known.size());
+        chosen[f->family] = round_to(rate / f->other, 0.005);
       }
     }
     Overrides o;
     for (const FittedConstant* f : refit) {
-      if (chosen.count(f->family) != 0) o.matmul[hardware_name(*f)] = chosen[f->family];
+      if (chosen.count(f->family) != 0) o.set(f->constant, hardware_name(*f), chosen[f->family]);
     }
     std::vector<std::string> ids;
     for (const RowResult& r : results) {

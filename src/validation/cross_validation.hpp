@@ -5,11 +5,12 @@
 // in-sample error and a baseline of one constant MFU per family.
 //
 // What was fitted on which rows is data: configs/validation/fitted.csv lists each fitted
-// constant, its family, its file and the file (and source) its rows came from. A `matmul`
-// fitted on the validated file is refitted for every left-out source on the family's training
-// rows of the other sources (golden-section search of the MAPE over efficiency.matmul in
-// [0.40, 1.00] to 0.002, rounded to 0.005, as tools/calibrate fits it); a family left with no
-// rows takes the mean of the others' values (the refitted ones and those fitted elsewhere),
+// constant, its family, its file and the file (and source) its rows came from. A `training`
+// (or, on chips with no kernel table, `matmul`) fitted on the validated file is refitted for
+// every left-out source on the family's training rows of the other sources (golden-section
+// search of the MAPE over it in [0.40, 1.00] to 0.002, rounded to 0.005, as tools/calibrate
+// fits it); a family left with no rows takes the mean of the other families' matmul rates in
+// training, matmul × training (the refitted ones and those fitted elsewhere),
 // what podsim would say of a generation nobody has measured end to end. Constants fitted on a
 // named source (NCCL's launch costs) are not refitted: that source is marked.
 
@@ -26,15 +27,16 @@ namespace podsim::validation {
 
 /// One row of configs/validation/fitted.csv.
 struct FittedConstant {
-  std::string constant;   ///< "matmul", "nccl.launch"
+  std::string constant;   ///< "training", "matmul", "nccl.launch"
   std::string family;     ///< as validate labels rows ("A100", "TPU v5e")
   std::string file;       ///< the hardware or topology file holding it, from the repository root
   std::string fitted_on;  ///< the validation file whose rows it was fitted on
   std::string source;     ///< the one source it was fitted on, or "" (all of the file's rows)
-  double value = 0;       ///< matmul: the file's efficiency.matmul
+  double value = 0;       ///< training, matmul: the file's efficiency.training or .matmul
+  double other = 1;       ///< the other of the two (their product is the matmul rate in training)
 };
 
-/// Reads `root`/configs/validation/fitted.csv and each matmul's value from its hardware file.
+/// Reads `root`/configs/validation/fitted.csv and each refitted constant's value from its hardware file.
 std::vector<FittedConstant> read_fitted(const std::filesystem::path& root);
 
 /// Errors over a set of rows: in sample, left out, and against the baseline.
@@ -55,7 +57,7 @@ struct CrossReport {
   std::map<std::string, double> loso_error;      ///< by row id
   std::map<std::string, double> baseline_error;  ///< by row id (training rows with a step)
   std::map<std::string, double> baseline_mfu;    ///< by family
-  /// The refitted constants each source was predicted with: source → family → matmul.
+  /// The refitted constants each source was predicted with: source → family → value.
   std::map<std::string, std::map<std::string, double>> constants_without;
   std::set<std::string> not_cross_validated;  ///< sources a constant was fitted on alone
   std::map<std::string, CrossSummary> by_source, by_family;

@@ -163,6 +163,9 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
     if (auto* training = std::get_if<TrainingCase>(&c.what)) {
       hardware::ChipSpec& chip = training->scenario.chip;
       if (const auto o = overrides.matmul.find(chip.name); o != overrides.matmul.end()) chip.efficiency.matmul = o->second;
+      if (const auto o = overrides.training.find(chip.name); o != overrides.training.end()) {
+        chip.efficiency.training = o->second;
+      }
     }
     RowResult r;
     r.id = id;

@@ -63,7 +63,12 @@ std::string source_key(const std::string& source);
 
 /// Constants replaced for one validation (leave-one-source-out refits, cross_validation.hpp).
 struct Overrides {
-  std::map<std::string, double> matmul;  ///< efficiency.matmul by hardware name ("a100-80gb")
+  std::map<std::string, double> matmul;    ///< efficiency.matmul by hardware name ("a100-80gb")
+  std::map<std::string, double> training;  ///< efficiency.training by hardware name
+  /// Sets `constant` ("matmul" or "training") of `hardware`.
+  void set(const std::string& constant, const std::string& hardware, double value) {
+    (constant == "training" ? training : matmul)[hardware] = value;
+  }
 };
 
 /// Simulates every row it can express (training steps on the analytical network, with the

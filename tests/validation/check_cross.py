@@ -3,12 +3,13 @@
 
 Nine rows of configs/validation/published.csv (A100 from three sources, TPU v5p from one) are
 written as a file named published.csv, so the constants configs/validation/fitted.csv says were
-fitted on that file's rows (A100, TPU v5e and TPU v5p matmul) are refitted. Checks:
+fitted on that file's rows (A100's training, TPU v5e's and TPU v5p's matmul) are refitted. Checks:
 
   (a) the in-sample errors are `podsim validate`'s on the same file;
   (b) every refitted constant is a multiple of 0.005 in [0.40, 1.00]; a family whose rows all
       come from the left-out source (TPU v5p without google/maxtext; TPU v5e, which has none)
-      takes the mean of the others' values (A100's refit and H100's, fitted elsewhere);
+      takes the mean of the other families' matmul rates in training, matmul × training
+      (A100's refit and H100's, fitted elsewhere), as its constant;
   (c) each source's leave-one-source-out errors are what `podsim validate` gives on that
       source's rows in a copy of the repository whose hardware files hold those constants;
   (d) the baseline is the constant MFU per family (0.1 % grid) minimising the family's MAPE,
@@ -30,7 +31,11 @@ podsim, root = sys.argv[1], sys.argv[2]
 IDS = ["kor22-t4-22B-baseline-no-recompute", "kor22-t4-22B-full-recompute", "kor22-t5-22B-full",
        "mlm21-t1-01", "mlm21-t1-02", "mpt-7b-8-a100", "mpt-30b-8-a100",
        "maxtext-v5p-32B-1x64", "maxtext-v5p-64B-1x64"]
-MATMUL = re.compile(r"^(\s*matmul:\s*)([0-9.]+)(.*)$", re.M)
+REFITTED = ("training", "matmul")
+
+
+def line_of(constant):
+    return re.compile(r"^(\s*" + constant + r":\s*)([0-9.]+)(.*)$", re.M)
 failures = []
 
 
@@ -52,9 +57,23 @@ with open(os.path.join(root, "configs", "validation", "published.csv"), newline=
     reader = csv.DictReader(f)
     columns, rows = reader.fieldnames, [r for r in reader if r["id"] in IDS]
 fitted = list(csv.DictReader(open(os.path.join(root, "configs", "validation", "fitted.csv"), newline="")))
-refit = {f["family"]: f["file"] for f in fitted if f["constant"] == "matmul" and f["fitted_on"] == "published.csv"}
-elsewhere = [float(MATMUL.search(open(os.path.join(root, f["file"])).read()).group(2))
-             for f in fitted if f["constant"] == "matmul" and f["fitted_on"] != "published.csv"]
+refit = {f["family"]: (f["constant"], f["file"]) for f in fitted
+         if f["constant"] in REFITTED and f["fitted_on"] == "published.csv"}
+
+
+def value_of(constant, file):
+    """The hardware file's efficiency.<constant> (training: 1 where the file has none)."""
+    found = line_of(constant).search(open(os.path.join(root, file)).read())
+    return float(found.group(2)) if found else 1.0
+
+
+def other_of(constant, file):
+    """The other factor of the matmul rate in training (matmul × training)."""
+    return value_of("matmul" if constant == "training" else "training", file)
+
+
+elsewhere = [(f["constant"], f["file"], value_of(f["constant"], f["file"]))
+             for f in fitted if f["constant"] in REFITTED and f["fitted_on"] != "published.csv"]
 
 with tempfile.TemporaryDirectory() as tmp:
     def write(path, subset):
@@ -81,21 +100,24 @@ with tempfile.TemporaryDirectory() as tmp:
     for source in sources:
         chosen = cross["constants_without_source"].get(source, {})
         check(sorted(chosen) == sorted(refit), f"{source}: refitted {sorted(chosen)}, expected {sorted(refit)}")
-        fitted_here = []
+        def has_rows(family):
+            return any(r["family"] == family and r["source"] != source for r in plain.values())
         for family, value in chosen.items():
             check(0.40 <= value <= 1.00 and abs(value / 0.005 - round(value / 0.005)) < 1e-6,
                   f"{source}: {family} {value} is not a multiple of 0.005 in [0.40, 1.00]")
-            if any(r["family"] == family and r["source"] != source for r in plain.values()):
-                fitted_here.append(value)
-        known = fitted_here + elsewhere
-        mean = round(sum(known) / len(known) / 0.005) * 0.005
+        known = [v * other_of(*refit[f]) for f, v in chosen.items() if has_rows(f)]
+        known += [v * other_of(c, file) for c, file, v in elsewhere]
         for family in chosen:
-            if not any(r["family"] == family and r["source"] != source for r in plain.values()):
-                check(abs(chosen[family] - mean) < 1e-9, f"{source}: {family} {chosen[family]}, expected the mean {mean}")
+            if has_rows(family):
+                continue
+            rate = sum(known) / len(known)
+            mean = round(rate / other_of(*refit[family]) / 0.005) * 0.005
+            check(abs(chosen[family] - mean) < 1e-9, f"{source}: {family} {chosen[family]}, expected the mean rate {mean}")
         for family, value in chosen.items():
-            path = os.path.join(copy, refit[family])
-            text = open(os.path.join(root, refit[family])).read()
-            open(path, "w").write(MATMUL.sub(lambda m: f"{m.group(1)}{value!r}{m.group(3)}", text, count=1))
+            constant, file = refit[family]
+            text = open(os.path.join(root, file)).read()
+            open(os.path.join(copy, file), "w").write(
+                line_of(constant).sub(lambda m: f"{m.group(1)}{value!r}{m.group(3)}", text, count=1))
         left_out = os.path.join(tmp, "left-out.csv")
         write(left_out, [r for r in rows if plain.get(r["id"], {}).get("source") == source])
         for r in run("validate", "--data", left_out, "--json", "--root", copy)["results"]:

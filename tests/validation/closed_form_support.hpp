@@ -77,7 +77,7 @@ inline hardware::ChipSpec chip() {
   c.hbm_capacity_bytes = 32.0 * (1ull << 30);
   c.hbm_bandwidth_Bps = 1200e9;
   c.matmul_tile = 128;
-  c.efficiency = hardware::Efficiency{0.8, 0.85, 0, 1.0, 1.0};
+  c.efficiency = hardware::Efficiency{.matmul = 0.8, .memory = 0.85, .op_overhead_ps = 0, .ici = 1.0, .dcn = 1.0};
   return c;
 }
 
