@@ -441,7 +441,12 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   p.tp = static_cast<int>(tp.value_or(1));
   p.pp = static_cast<int>(pp.value_or(1));
   p.dp = static_cast<int>(std::min<long long>(dp.value_or(*chips / (static_cast<long long>(p.tp) * p.pp)), kMaxDegree));
-  if (const auto z = zero_of(row.at("zero_or_fsdp"))) {
+  const std::string zero_cell = row.at("zero_or_fsdp");
+  if (!zero_of(zero_cell) && !zero_left_open(zero_cell)) {
+    out.skip_reason = "zero_or_fsdp \"" + zero_cell + "\" names no ZeRO stage podsim reads (" + kZeroWords + ")";
+    return out;
+  }
+  if (const auto z = zero_of(zero_cell)) {
     fixed.zero = *z;
     p.zero = *z;
     // MaxText multislice: FSDP inside each slice (ici_fsdp), plain data parallelism across

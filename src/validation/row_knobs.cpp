@@ -96,11 +96,20 @@ std::optional<parallelism::Recompute> recompute_of(const std::string& cell) {
 std::optional<int> zero_of(const std::string& cell) {
   const std::string z = lower(cell);
   if (z.empty()) return std::nullopt;
+  // The scenario's own word (parallelism.zero) first.
+  static const std::regex kStage(R"(^\s*(zero[-_ ]?)?([0-3])\s*$)");
+  std::smatch m;
+  if (std::regex_match(z, m, kStage)) return m[2].str()[0] - '0';
   if (has(z, "zero-2") || has(z, "shard_grad_op")) return 2;
   if (has(z, "zero-3") || has(z, "full_shard") || has(z, "fsdp")) return 3;
   if (has(z, "zero-1") || has(z, "distributed optimizer")) return 1;
   if (z == "none" || has(z, "no zero")) return 0;
   return std::nullopt;
+}
+
+bool zero_left_open(const std::string& cell) {
+  const std::string z = lower(cell);
+  return z.empty() || has(z, "not verified") || has(z, "not re-verified") || has(z, "unknown");
 }
 
 std::optional<parallelism::Zero3Collectives> zero3_collectives_of(const CsvRow& row) {

@@ -32,9 +32,17 @@ inline constexpr const char* kPrecisionWords =
 /// nothing_saveable; LLaMA's saved "linear outputs" is `minimal`); nullopt when it names none.
 std::optional<parallelism::Recompute> recompute_of(const std::string& cell);
 
-/// The ZeRO stage a zero_or_fsdp cell names (FSDP FULL_SHARD = 3, SHARD_GRAD_OP = 2); nullopt
-/// when it does not say.
+/// The ZeRO stage a zero_or_fsdp cell names: the scenario's own parallelism.zero (0-3, "ZeRO-2"),
+/// FSDP FULL_SHARD = 3, SHARD_GRAD_OP = 2, Megatron's distributed optimizer = 1, none = 0;
+/// nullopt when it names none.
 std::optional<int> zero_of(const std::string& cell);
+/// Whether a zero_or_fsdp cell leaves the stage open on purpose: empty, or saying it was not
+/// verified or is unknown (the planner then chooses it).
+bool zero_left_open(const std::string& cell);
+/// What a zero_or_fsdp cell may say, for a skipped row's reason.
+inline constexpr const char* kZeroWords =
+    "a scenario's parallelism.zero: 0, 1, 2, 3 or ZeRO-N; FSDP FULL_SHARD or SHARD_GRAD_OP; distributed optimizer; "
+    "none; or empty or 'not verified' to leave it to the planner";
 
 /// How the row's ZeRO-3 issued its collectives: DeepSpeed's ZeRO-3 in a paper dated (by its
 /// arXiv number) before November 2021 ran before DeepSpeed 0.5.5, per tensor on lists of

@@ -360,6 +360,22 @@ TEST(Express, KnobsAreReadAsTheirSystemWritesThem) {
                     kCatalog)
                 .skip_reason.find("save_qkv_proj"),
             std::string::npos);
+  // The ZeRO cell likewise: the scenario's parallelism.zero, the frameworks' names, or open on purpose.
+  EXPECT_EQ(zero_of("2"), 2);
+  EXPECT_EQ(zero_of("ZeRO-1"), 1);
+  EXPECT_EQ(zero_of("zero 3"), 3);
+  EXPECT_EQ(zero_of("PyTorch FSDP SHARD_GRAD_OP (ZeRO-2-like)"), 2);
+  EXPECT_EQ(zero_of("none"), 0);
+  EXPECT_FALSE(zero_of("4").has_value());
+  EXPECT_TRUE(zero_left_open(""));
+  EXPECT_TRUE(zero_left_open("DeepSpeed data parallel (ZeRO stage not re-verified here)"));
+  EXPECT_FALSE(zero_left_open("sharded somehow"));
+  const RowCase unread = express(row({{"hardware", "TPU v5p"}, {"n_chips", "64"}, {"layers", "8"}, {"hidden", "1024"},
+                                      {"ffn_hidden", "3584"}, {"heads", "8"}, {"seq_len", "2048"}, {"vocab", "32000"},
+                                      {"global_batch_seqs", "64"}, {"zero_or_fsdp", "sharded somehow"}}),
+                                 kCatalog);
+  EXPECT_NE(unread.skip_reason.find("names no ZeRO stage"), std::string::npos) << unread.skip_reason;
+  EXPECT_NE(unread.skip_reason.find("SHARD_GRAD_OP"), std::string::npos);
 }
 
 TEST(Express, LlmFoundryRowsRunTheAttentionKernelItsScriptsRan) {
