@@ -71,6 +71,13 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                                           "parallelism\") and Megatron-LM has no ZeRO-2; use zero: 1 (Megatron's "
                                           "distributed optimizer)");
   }
+  if (t.overlap.tp == TpOverlap::kCollectiveMatmul && p.tp > 1 && !workload::stack_profile(t.stack).collective_matmul) {
+    throw LayoutError("training.overlap.tp",
+                      std::string("collective matmul does not run on ") + workload::stack_name(t.stack) +
+                          ": it has no way to overlap tensor-parallel collectives with their matmuls (Megatron-Core's "
+                          "--tp-comm-overlap, torchtitan's async TP and XLA's windowed einsum do); set "
+                          "training.stack to one of those or training.overlap.tp: none");
+  }
   check_zero_group(p, t);
   if (chip.peak_flops.count(t.precision.compute) == 0) {
     throw LayoutError("training.precision.compute", "hardware " + chip.name + " has no " +

@@ -3,7 +3,8 @@
 // - megatron-lm: Megatron-LM of the SC21 and Korthikanti papers: attention as baddbmm and a
 //   fused masked softmax (no flash), vocab_parallel_cross_entropy on a float copy of the logits
 //   (loss_kernels.hpp), eager PyTorch (host_dispatch.hpp); no ZeRO-2 (its distributed
-//   optimizer is ZeRO-1).
+//   optimizer is ZeRO-1); no collective matmul (--tp-comm-overlap came with Transformer Engine's
+//   userbuffers in Megatron-Core, megatron/training/arguments.py).
 // - megatron-core: Transformer Engine's DotProductAttention picks a fused flash or cuDNN
 //   backend by default (transformer_engine/pytorch/attention.py: NVTE_FLASH_ATTN and
 //   NVTE_FUSED_ATTN default to 1); the loss is still vocab_parallel_cross_entropy
@@ -11,7 +12,14 @@
 //   (--enable-cuda-graph), so eager.
 // - deepspeed: Megatron-DeepSpeed's GPT is Megatron-LM's layer and loss; its PipelineEngine
 //   asserts zero_optimization_stage() < 2 ("ZeRO-2 and ZeRO-3 are incompatible with pipeline
-//   parallelism", deepspeed/runtime/pipe/engine.py).
+//   parallelism", deepspeed/runtime/pipe/engine.py); Megatron-LM's tensor parallelism, so no
+//   collective matmul.
+// - megatron-core and torchtitan can overlap TP collectives with their matmuls when asked
+//   (Megatron-Core's --tp-comm-overlap; torchtitan's parallelism.enable_async_tensor_parallel,
+//   which needs torch.compile); XLA does it with windowed einsum
+//   (--xla_tpu_enable_windowed_einsum_for_all_gather / _for_reduce_scatter, which MaxText's
+//   scripts pass in LIBTPU_INIT_ARGS). Composer's FSDP (pytorch-fsdp) has no tensor parallelism
+//   to overlap.
 // - pytorch-fsdp: llm-foundry's default loss_fn fused_crossentropy (flash-attention's xentropy,
 //   one kernel each way: LossKernel::kFused); attention as the model config says (MPT's
 //   attn_impl), so no default flash; eager.
@@ -31,8 +39,9 @@ namespace {
 constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "deepspeed",
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
 
-StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline) {
-  return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline};
+StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul) {
+  return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
+                      collective_matmul};
 }
 
 }  // namespace
@@ -56,12 +65,12 @@ std::optional<Stack> stack_named(std::string_view word) {
 
 const StackProfile& stack_profile(Stack s) {
   static const std::array<StackProfile, 6> kProfiles{
-      gpu(false, LossKernel::kMegatron, false),  // megatron-lm
-      gpu(true, LossKernel::kMegatron, false),   // megatron-core
-      gpu(false, LossKernel::kMegatron, false),  // deepspeed
-      gpu(false, LossKernel::kFused, true),      // pytorch-fsdp
-      gpu(true, LossKernel::kPyTorch, true),     // torchtitan
-      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true},  // maxtext
+      gpu(false, LossKernel::kMegatron, false, false),  // megatron-lm
+      gpu(true, LossKernel::kMegatron, false, true),    // megatron-core
+      gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
+      gpu(false, LossKernel::kFused, true, false),      // pytorch-fsdp
+      gpu(true, LossKernel::kPyTorch, true, true),      // torchtitan
+      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];
 }

@@ -38,6 +38,10 @@ struct StackProfile {
   HostCost host;                 ///< what the host pays to issue the step's kernels
   /// Runs ZeRO-2 with pipeline parallelism (DeepSpeed asserts it cannot; Megatron has no ZeRO-2).
   bool zero2_with_pipeline = true;
+  /// Can overlap tensor-parallel collectives with the matmuls they serve (training.overlap.tp:
+  /// collective-matmul): Megatron-Core's --tp-comm-overlap, torchtitan's async TP, XLA's
+  /// windowed einsum. Whether it is on by default is the family's (parallelism::default_overlap).
+  bool collective_matmul = true;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

@@ -171,6 +171,38 @@ TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
   EXPECT_NEAR(gradient_reductions(build_step(m, chip, p, t).stages.front()).bytes, 4 * grad_bytes, 4.0);
 }
 
+TEST(StackProfiles, CollectiveMatmulRunsOnlyWhereTheStackCanOverlapTpCollectives) {
+  // Megatron-LM (2021), Megatron-DeepSpeed and Composer's FSDP have no way to overlap TP
+  // collectives with their matmuls; Megatron-Core (--tp-comm-overlap), torchtitan (async TP) and
+  // XLA (windowed einsum) do. Without tensor parallelism there is nothing to overlap.
+  const auto m = model(4);
+  const hardware::ChipSpec chip = small_chip();
+  ParallelSpec p;
+  p.dp = 2;
+  p.tp = 2;
+  p.sequence_parallel = true;
+  TrainingSpec t;
+  t.global_batch = 8;
+  t.overlap.tp = TpOverlap::kCollectiveMatmul;
+  for (workload::Stack refuses : {workload::Stack::kMegatronLm, workload::Stack::kDeepSpeed, workload::Stack::kPytorchFsdp}) {
+    t.stack = refuses;
+    try {
+      check_layout(m, chip, p, t, 4);
+      FAIL() << "collective matmul was accepted on " << workload::stack_name(refuses);
+    } catch (const LayoutError& e) {
+      EXPECT_EQ(e.key(), "training.overlap.tp");
+    }
+  }
+  for (workload::Stack runs_it : {workload::Stack::kMegatronCore, workload::Stack::kTorchtitan, workload::Stack::kMaxText}) {
+    t.stack = runs_it;
+    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(runs_it);
+  }
+  t.stack = workload::Stack::kMegatronLm;
+  p.tp = 1;
+  p.dp = 4;
+  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
+}
+
 TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
   // DeepSpeed's PipelineEngine asserts ZeRO < 2 and Megatron-LM has no ZeRO-2: under megatron-lm
   // (the default) dp 2 × pp 2 with ZeRO-2 is refused, naming parallelism.zero; ZeRO-1 and ZeRO-3
