@@ -87,10 +87,10 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   const std::string emitted = options.emit > 0 ? emitted_scenario(loaded, result, options.emit) : "";
   if (claim) {
     const std::string config_yaml = "# podsim plan: the base scenario; each layout replaces its parallelism, "
-                                    "training.micro_batch and training.recompute\n" +
+                                    "training.micro_batch and training.recompute (and training.overlap.tp where the tp_overlap column differs from it)\n" +
                                     loaded.resolved_yaml();
     claim->write(output::hdf5_bytes(output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
-                                    {plan::plan_table(result)}));
+                                    {plan::plan_table(request, result)}));
   }
   if (options.emit > 0) {
     std::cout << emitted;

@@ -12,6 +12,7 @@
 #include "runtime/step_work.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
+#include "workload/stack_profile.hpp"
 
 namespace podsim::plan {
 
@@ -105,7 +106,23 @@ std::string describe(const Layout& l) {
   if (l.zero > 0 && l.zero_group > 0 && l.zero_group < l.dp) out.append(" in groups of ").append(std::to_string(l.zero_group));
   if (l.sequence_parallel) out.append(" · SP");
   out.append(" · recompute ").append(parallelism::recompute_name(l.recompute));
+  if (l.tp_overlap) {
+    out.append(*l.tp_overlap == parallelism::TpOverlap::kCollectiveMatmul ? " · collective matmul" : " · TP blocking");
+  }
   return out;
+}
+
+parallelism::TpOverlap tp_overlap_of(const runtime::Scenario& base, const Layout& l) {
+  return l.tp_overlap.value_or(base.training.overlap.tp);
+}
+
+std::optional<Layout> other_tp_overlap(const runtime::Scenario& base, const Layout& l) {
+  if (l.tp < 2 || !workload::stack_profile(base.training.stack).collective_matmul) return std::nullopt;
+  Layout other = l;
+  other.tp_overlap = base.training.overlap.tp == parallelism::TpOverlap::kCollectiveMatmul
+                         ? parallelism::TpOverlap::kNone
+                         : parallelism::TpOverlap::kCollectiveMatmul;
+  return other;
 }
 
 int zero_state_group(const Layout& l) {
@@ -128,12 +145,13 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.parallel.sequence_parallel = l.sequence_parallel;
   s.training.micro_batch = l.micro_batch;
   s.training.recompute = l.recompute;
+  if (l.tp_overlap) s.training.overlap.tp = *l.tp_overlap;
   return s;
 }
 
 std::vector<std::string> layout_settings(const Layout& l) {
   const auto set = [](const char* key, const std::string& value) { return std::string(key) + "=" + value; };
-  return {set("parallelism.dp", std::to_string(l.dp)),
+  std::vector<std::string> out{set("parallelism.dp", std::to_string(l.dp)),
           set("parallelism.tp", std::to_string(l.tp)),
           set("parallelism.pp", std::to_string(l.pp)),
           set("parallelism.schedule", parallelism::schedule_name(l.schedule)),
@@ -144,6 +162,8 @@ std::vector<std::string> layout_settings(const Layout& l) {
           set("parallelism.sequence_parallel", l.sequence_parallel ? "true" : "false"),
           set("training.micro_batch", std::to_string(l.micro_batch)),
           set("training.recompute", parallelism::recompute_name(l.recompute))};
+  if (l.tp_overlap) out.push_back(set("training.overlap.tp", parallelism::tp_overlap_name(*l.tp_overlap)));
+  return out;
 }
 
 const char* verdict_name(Verdict v) {

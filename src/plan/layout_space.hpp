@@ -26,17 +26,25 @@ struct Layout {
   int zero_group = 0;  ///< hybrid sharding's ZeRO group (ParallelSpec::zero_group); 0: all of dp
   bool sequence_parallel = false;
   parallelism::Recompute recompute = parallelism::Recompute::kNone;
+  /// Tensor-parallel overlap (training.overlap.tp) where the planner tried the other setting
+  /// than the base scenario's (run_plan's refinement); unset: the base's.
+  std::optional<parallelism::TpOverlap> tp_overlap;
 };
 
 /// "no pipeline", "1F1B", "interleaved 1F1B v4".
 std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
-/// sharding: "ZeRO-3 in groups of 256".
+/// sharding: "ZeRO-3 in groups of 256"; a tried TP overlap: "· collective matmul" or "· TP blocking".
 std::string describe(const Layout& l);
 /// The replicas `l`'s ZeRO state is divided among (parallelism::zero_state_group).
 int zero_state_group(const Layout& l);
 /// The base scenario with `l`'s knobs.
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
+/// The TP overlap `l` runs with on `base`: its own, else the base scenario's.
+parallelism::TpOverlap tp_overlap_of(const runtime::Scenario& base, const Layout& l);
+/// `l` with the other TP overlap, when the base scenario's stack can run both and `l` has
+/// tensor parallelism to overlap (collective matmul: workload::StackProfile::collective_matmul).
+std::optional<Layout> other_tp_overlap(const runtime::Scenario& base, const Layout& l);
 
 /// What the planner made of a layout before simulating anything.
 enum class Verdict : std::uint8_t {

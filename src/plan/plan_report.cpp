@@ -13,6 +13,7 @@
 #include "output/text_table.hpp"
 #include "topology/topology_spec.hpp"
 #include "util/units.hpp"
+#include "workload/stack_profile.hpp"
 
 namespace podsim::plan {
 
@@ -118,6 +119,13 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
 
 const char* on_off(bool b) { return b ? "on" : "off"; }
 
+/// How tensor-parallel collectives meet their matmuls in `l`: "overlap" (collective matmul),
+/// "blocking", or "-" without tensor parallelism.
+const char* tp_comm_text(const runtime::Scenario& base, const Layout& l) {
+  if (l.tp < 2) return "-";
+  return tp_overlap_of(base, l) == parallelism::TpOverlap::kCollectiveMatmul ? "overlap" : "blocking";
+}
+
 /// The ZeRO stage, and under hybrid sharding the group it shards over: "3", "3 in 256".
 std::string zero_text(const Layout& l) {
   const int group = zero_state_group(l);
@@ -170,14 +178,15 @@ std::size_t tied_with_winner(const PlanRequest& q, const PlanResult& r) {
 namespace {
 
 /// The knobs whose values differ among the first `n` ranked layouts ("tp, pp, ZeRO, recompute").
-std::string what_differs(const PlanResult& r, std::size_t n) {
+std::string what_differs(const runtime::Scenario& base, const PlanResult& r, std::size_t n) {
   std::vector<std::pair<const char*, std::set<std::string>>> knobs{
-      {"dp", {}}, {"tp", {}}, {"pp", {}}, {"schedule", {}}, {"micro batch", {}}, {"ZeRO", {}}, {"SP", {}}, {"recompute", {}}};
+      {"dp", {}},          {"tp", {}}, {"pp", {}},        {"schedule", {}}, {"micro batch", {}},
+      {"ZeRO", {}},        {"SP", {}}, {"recompute", {}}, {"TP comm", {}}};
   for (std::size_t i = 0; i < n; ++i) {
     const Layout& l = r.candidates[r.ranking[i]].layout;
     const std::string values[] = {std::to_string(l.dp), std::to_string(l.tp), std::to_string(l.pp), schedule_text(l),
                                   std::to_string(l.micro_batch), zero_text(l), on_off(l.sequence_parallel),
-                                  parallelism::recompute_name(l.recompute)};
+                                  parallelism::recompute_name(l.recompute), tp_comm_text(base, l)};
     for (std::size_t k = 0; k < knobs.size(); ++k) knobs[k].second.insert(values[k]);
   }
   std::string out;
@@ -197,7 +206,7 @@ std::string tie_text(const PlanRequest& q, const PlanResult& r) {
                           ", less each source's mean)";
   if (n < 2) return "no tie: #2 is more than " + percent + " slower than the winner" + why;
   return "a tie: #1–#" + std::to_string(n) + " lie within " + percent + " of the winner's step" + why +
-         " — so their order is not a prediction; they differ in " + what_differs(r, n);
+         " — so their order is not a prediction; they differ in " + what_differs(q.base, r, n);
 }
 
 std::string plan_text(const PlanRequest& q, const PlanResult& r) {
@@ -215,8 +224,8 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     out += "no layout can run on these chips: see the reasons below (and every row with -o plan.h5)\n";
   } else {
     output::TextTable t({"#", "contention s", "analytical s", "MFU %", "GiB/chip", "dp", "tp", "pp", "schedule", "mb",
-                         "ZeRO", "SP", "recompute", "largest overhead"});
-    for (std::size_t col : {8U, 11U, 12U, 13U}) t.set_align(col, output::Align::kLeft);
+                         "ZeRO", "SP", "recompute", "TP comm", "largest overhead"});
+    for (std::size_t col : {8U, 11U, 12U, 13U, 14U}) t.set_align(col, output::Align::kLeft);
     bool hybrid = false;
     for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
       const std::size_t k = r.ranking[i];
@@ -227,7 +236,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                  fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
                  std::to_string(l.tp), std::to_string(l.pp), schedule_text(l), std::to_string(l.micro_batch),
                  zero_text(l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
-                 o.dominant_overhead()});
+                 tp_comm_text(b, l), o.dominant_overhead()});
       hybrid = hybrid || zero_state_group(l) < l.dp;
     }
     out += t.render();
@@ -250,6 +259,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.begin_object();
   j.member("model", b.model.name);
   j.member("hardware", b.chip.name);
+  j.member("stack", workload::stack_name(b.training.stack));
   j.member("topology", q.topology_name);
   j.member("chips", topology::chip_count(b.topology));
   j.member("global_batch", b.training.global_batch);
@@ -290,6 +300,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("zero_group", zero_state_group(l));
     j.member("sequence_parallel", l.sequence_parallel);
     j.member("recompute", parallelism::recompute_name(l.recompute));
+    j.member("tp_overlap", parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
     j.member("network", network_of(r, k));
     j.member("step_time_s", o.step_s);
     j.member("analytical_step_time_s", r.analytical[k]->step_s);
@@ -307,7 +318,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   return j.str();
 }
 
-output::Table plan_table(const PlanResult& r) {
+output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   output::Table t;
   t.name = "plan";
   t.description = "podsim plan: every enumerated layout; rank 0 = not simulated (see verdict and reason)";
@@ -315,6 +326,7 @@ output::Table plan_table(const PlanResult& r) {
   t.add_text("schedule");
   for (const char* name : {"virtual_stages", "micro_batch", "zero", "zero_group", "sequence_parallel"}) t.add_int(name, "1");
   t.add_text("recompute");
+  t.add_text("tp_overlap");
   t.add_text("verdict");
   t.add_text("reason");
   t.add_text("network");
@@ -346,6 +358,7 @@ output::Table plan_table(const PlanResult& r) {
     t.ints("zero_group").push_back(zero_state_group(l));
     t.ints("sequence_parallel").push_back(l.sequence_parallel ? 1 : 0);
     t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
+    t.texts("tp_overlap").push_back(parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
     t.texts("verdict").push_back(verdict_name(c.verdict));
     t.texts("reason").push_back(c.reason);
     const bool ran = r.analytical[k].has_value();

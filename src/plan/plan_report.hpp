@@ -34,6 +34,6 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result);
 /// The same as one JSON object: request, counts, "ranked" (best first), the verdicts.
 std::string plan_json(const PlanRequest& request, const PlanResult& result);
 /// Every enumerated layout, one row each (docs/output-schema.md, /plan).
-output::Table plan_table(const PlanResult& result);
+output::Table plan_table(const PlanRequest& request, const PlanResult& result);
 
 }  // namespace podsim::plan

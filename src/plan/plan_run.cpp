@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 #include <cstdio>
 
@@ -22,7 +23,7 @@ namespace {
 /// kPlanSecondsBudget (unless forced), with the estimate: how many layouts, the most
 /// expensive one.
 double check_cost(const std::vector<Candidate>& candidates, const std::vector<std::uint64_t>& todo, std::size_t second,
-                  const PlanOptions& options, const partition::Communicator& comm) {
+                  std::size_t refine, const PlanOptions& options, const partition::Communicator& comm) {
   // Layouts of one dp × tp × pp and micro batch share their collectives' measurements: each
   // such set pays for its communication once.
   const auto key = [](const Layout& l) { return std::array<int, 4>{l.dp, l.tp, l.pp, l.micro_batch}; };
@@ -37,9 +38,14 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
     if (c.contention_within_budget) contention.push_back(c.build_s + c.contention_comm_s);
     if (largest == candidates.size() || cost(c) > cost(candidates[largest])) largest = i;
   }
-  // The contention-aware network's layouts are not known yet: the dearest of the candidates.
+  // The contention-aware network's layouts are not known yet: the dearest of the candidates;
+  // so are the layouts whose other TP overlap is tried (refine): their program again.
   std::sort(contention.rbegin(), contention.rend());
   for (std::size_t k = 0; k < std::min(second, contention.size()); ++k) total += contention[k];
+  std::vector<double> builds;
+  for (std::uint64_t i : todo) builds.push_back(candidates[i].build_s);
+  std::sort(builds.rbegin(), builds.rend());
+  for (std::size_t k = 0; k < std::min(refine, builds.size()); ++k) total += builds[k];
   const double per_process = total / comm.size();
   if (options.force || per_process <= kPlanSecondsBudget) return per_process;
   char line[160];
@@ -54,27 +60,63 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
                    " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), or pass --force");
 }
 
+/// Removes the refinement's variants (from `enumerated` on) that were not simulated, keeping
+/// the ranking's indices pointing at the same layouts.
+void drop_untried(PlanResult& r, std::size_t enumerated) {
+  std::vector<std::size_t> new_index(r.candidates.size());
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    if (i >= enumerated && !r.analytical[i]) continue;
+    new_index[i] = kept;
+    if (kept != i) {
+      r.candidates[kept] = std::move(r.candidates[i]);
+      r.analytical[kept] = std::move(r.analytical[i]);
+      r.contention[kept] = std::move(r.contention[i]);
+    }
+    ++kept;
+  }
+  r.candidates.resize(kept);
+  r.analytical.resize(kept);
+  r.contention.resize(kept);
+  for (std::size_t& k : r.ranking) k = new_index[k];
+}
+
 }  // namespace
 
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm) {
   PlanResult result;
   result.candidates = enumerate_layouts(base, options.space);
+  const std::size_t enumerated = result.candidates.size();
+  std::vector<std::uint64_t> todo;
+  for (std::size_t i = 0; i < enumerated; ++i) {
+    if (result.candidates[i].verdict == Verdict::kSimulate) todo.push_back(i);
+  }
+  // Knobs tried only on the best layouts (refine): the other TP overlap where the stack can run
+  // both. Every process appends the same variants, so that their indices agree; those not tried
+  // are dropped at the end.
+  std::map<std::size_t, std::size_t> variant_of;  // enumerated candidate → its variant
+  for (std::uint64_t i : todo) {
+    if (auto other = other_tp_overlap(base, result.candidates[i].layout)) {
+      Candidate v = result.candidates[i];
+      v.layout = *other;
+      variant_of[i] = result.candidates.size();
+      result.candidates.push_back(std::move(v));
+    }
+  }
   const std::size_t n = result.candidates.size();
   result.analytical.resize(n);
   result.contention.resize(n);
 
-  std::vector<std::uint64_t> todo;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (result.candidates[i].verdict == Verdict::kSimulate) todo.push_back(i);
-  }
   const std::size_t second = std::min(options.contention_top, todo.size());
-  const double estimate = check_cost(result.candidates, todo, second, options, comm);
+  const std::size_t refinable = std::min(second, variant_of.size());
+  const double estimate = check_cost(result.candidates, todo, second, refinable, options, comm);
   if (options.progress && comm.root()) {
     std::fprintf(stderr, "[plan] %zu layouts, %zu to simulate (up to %zu again on the contention-aware network): about %.0f s "
                          "estimated on %d process%s\n",
-                 n, todo.size(), second, estimate, comm.size(), comm.size() == 1 ? "" : "es");
+                 enumerated, todo.size(), second, estimate, comm.size(), comm.size() == 1 ? "" : "es");
   }
-  ProgressLine progress("plan", "simulations", options.progress && comm.root(), todo.size() + second, 0, comm.size());
+  ProgressLine progress("plan", "simulations", options.progress && comm.root(), todo.size() + refinable + second, 0,
+                        comm.size());
   std::uint64_t done = 0;
 
   runtime::CommMemo memo;  // layouts on the same mesh share their communication measurements
@@ -96,8 +138,18 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
 
   phase(todo, network::Fidelity::kAnalytical, result.analytical);
   std::vector<std::size_t> order(todo.begin(), todo.end());
+  std::vector<std::uint64_t> refine;
+  if (comm.root()) {
+    std::sort(order.begin(), order.end(), by_time(result.analytical));
+    for (std::size_t k = 0; k < second; ++k) {
+      if (const auto v = variant_of.find(order[k]); v != variant_of.end()) refine.push_back(v->second);
+    }
+    progress.set_total(todo.size() + refine.size() + second);
+  }
+  phase(refine, network::Fidelity::kAnalytical, result.analytical);
   std::vector<std::uint64_t> again;
   if (comm.root()) {
+    order.insert(order.end(), refine.begin(), refine.end());
     std::sort(order.begin(), order.end(), by_time(result.analytical));
     for (std::size_t i : order) {
       if (again.size() == second) break;
@@ -115,6 +167,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   for (std::size_t i : order) {
     if (!result.contention[i]) result.ranking.push_back(i);
   }
+  drop_untried(result, enumerated);
   return result;
 }
 

@@ -17,6 +17,8 @@ class ProgressLine {
 
   /// `done` of the total are finished; `final` prints the closing line.
   void update(std::uint64_t done, bool final);
+  /// The total, once known better than at the start (at least what is done).
+  void set_total(std::uint64_t total) { total_ = total; }
 
  private:
   using Clock = std::chrono::steady_clock;

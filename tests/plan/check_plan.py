@@ -91,6 +91,22 @@ def main():
     check(abs(top["step_time_s"] - winner["step_time_s"]) == 0 and top["dp"] == winner["dp"] and
           top["tp"] == winner["tp"] and top["pp"] == winner["pp"], "JSON winner differs from /plan rank 1")
     best_analytical = min(r["analytical_step_time_s"] for r in simulated)
+    check(top["tp_overlap"].decode() == winner["tp_overlap"], "JSON winner's tp_overlap differs from /plan rank 1")
+
+    # Collective matmul is a knob of the stack (maxtext, megatron-core, torchtitan): the winner's
+    # layout was also tried with the other setting, and was no faster with it.
+    knobs = ("dp", "tp", "pp", "schedule", "virtual_stages", "micro_batch", "zero", "zero_group",
+             "sequence_parallel", "recompute")
+    if winner["tp"] > 1 and plan.get("stack") in ("maxtext", "megatron-core", "torchtitan"):
+        twins = [r for r in simulated if all(
+            (r[k].decode() if isinstance(r[k], bytes) else r[k]) == (winner[k] if k != "sequence_parallel" else int(winner[k]))
+            for k in knobs) and r["tp_overlap"].decode() != winner["tp_overlap"]]
+        check(len(twins) == 1, f"the winner's layout with the other tp_overlap was not simulated ({len(twins)} rows)")
+        for r in twins:
+            check(r["step_time_s"] >= winner["step_time_s"],
+                  f"the winner with tp_overlap {r['tp_overlap'].decode()} is faster: {r['step_time_s']} s")
+            print(f"winner with tp_overlap {r['tp_overlap'].decode()}: {r['step_time_s']:.3f} s "
+                  f"(winner, {winner['tp_overlap']}: {winner['step_time_s']:.3f} s)")
 
     if expect_dp_oom:
         line = plan["pure_data_parallelism"]

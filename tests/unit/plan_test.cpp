@@ -16,6 +16,7 @@
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
 #include "plan/remat_menu.hpp"
+#include "workload/stack_profile.hpp"
 
 namespace podsim::plan {
 namespace {
@@ -286,7 +287,7 @@ TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
   EXPECT_NE(pure_data_parallel_verdict(request, r).find("every chip a full replica): never fits in memory"),
             std::string::npos)
       << pure_data_parallel_verdict(request, r);
-  EXPECT_EQ(plan_table(r).rows(), r.candidates.size());
+  EXPECT_EQ(plan_table(request, r).rows(), r.candidates.size());
   // The layouts within the chip's comparison error of the winner are a tie, named as one.
   const double spread = output::prediction_band(base.chip).spread;
   const double winner = r.best_outcome(r.ranking.front()).step_s;
@@ -305,6 +306,50 @@ TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
     EXPECT_EQ(tie.rfind("no tie", 0), 0U) << tie;
   }
   EXPECT_NE(plan_text(request, r).find(tie), std::string::npos);
+}
+
+TEST(Plan, CollectiveMatmulIsTriedOnTheBestLayoutsWhereTheStackRunsIt) {
+  // MaxText (the v5e's stack) runs collective matmul by default and can switch it off: each of
+  // the best `contention_top` layouts with tp > 1 on the analytical network is tried again with
+  // TP blocking, and only those.
+  runtime::Scenario base = small_base();
+  const partition::Communicator alone(0, 1);
+  PlanOptions options;
+  options.contention_top = 3;
+  options.progress = false;
+  const PlanResult r = run_plan(base, options, alone);
+  std::vector<std::size_t> originals;
+  std::size_t variants = 0;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const Layout& l = r.candidates[i].layout;
+    if (!l.tp_overlap) {
+      if (r.analytical[i]) originals.push_back(i);
+      continue;
+    }
+    ++variants;
+    EXPECT_EQ(*l.tp_overlap, parallelism::TpOverlap::kNone);
+    EXPECT_GT(l.tp, 1);
+    ASSERT_TRUE(r.analytical[i].has_value()) << "a variant listed but not simulated";
+    EXPECT_NE(describe(l).find("TP blocking"), std::string::npos);
+    // Its partner, the same layout with the base's collective matmul, is among the 3 best originals.
+    Layout partner = l;
+    partner.tp_overlap.reset();
+    std::size_t better = 0;
+    double partner_s = -1;
+    for (std::size_t j = 0; j < r.candidates.size(); ++j) {
+      if (describe(r.candidates[j].layout) == describe(partner) && r.analytical[j]) partner_s = r.analytical[j]->step_s;
+    }
+    ASSERT_GE(partner_s, 0) << describe(l);
+    for (std::size_t j : originals) better += r.analytical[j]->step_s < partner_s ? 1 : 0;
+    EXPECT_LT(better, 3U) << describe(l);
+  }
+  EXPECT_GE(variants, 1U);
+  EXPECT_LE(variants, 3U);
+  // Where the stack has no collective matmul (Megatron-LM of 2021), nothing is tried.
+  base.training.stack = workload::Stack::kMegatronLm;
+  base.training.overlap.tp = parallelism::TpOverlap::kNone;
+  const PlanResult none = run_plan(base, options, alone);
+  for (const Candidate& c : none.candidates) EXPECT_FALSE(c.layout.tp_overlap.has_value()) << describe(c.layout);
 }
 
 TEST(Outcome, DominantOverheadIgnoresUsefulComputeAndRoundTrips) {
