@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <cstdio>
 
 #include "memory/memory_model.hpp"
 #include "plan/remat_menu.hpp"
+#include "util/error.hpp"
 #include "util/units.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/work_bounds.hpp"
@@ -109,6 +111,74 @@ std::string describe(const Layout& l) {
   if (l.tp_overlap) {
     out.append(*l.tp_overlap == parallelism::TpOverlap::kCollectiveMatmul ? " · collective matmul" : " · TP blocking");
   }
+  if (!l.tp_axes.empty()) {
+    out.append(" · tp on");
+    for (const auto& a : l.tp_axes) out.append(" ").append(a);
+  }
+  return out;
+}
+
+std::string tp_placement(const topology::Topology& topo, const runtime::Scenario& base, const Layout& l) {
+  if (l.tp < 2) return "";
+  try {
+    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(apply(base, l).parallel));
+    const std::string all = mesh.describe();  // "tp 8: x; dp 8: y; pp 16: z"
+    const std::string head = "tp " + std::to_string(l.tp) + ": ";
+    const std::size_t at = all.find(head);
+    if (at == std::string::npos) return "";
+    const std::size_t end = all.find("; ", at);
+    return all.substr(at + head.size(), end == std::string::npos ? std::string::npos : end - at - head.size());
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
+std::vector<Layout> other_tp_placements(const topology::Topology& topo, const runtime::Scenario& base,
+                                        const Layout& l) {
+  if (l.tp < 2 || base.parallel.mesh.count("tp") != 0) return {};
+  std::vector<const topology::Axis*> fast;
+  for (const auto& axis : topo.axes()) {
+    if (!topology::is_slow_tier(axis.tier) && axis.size > 1) fast.push_back(&axis);
+  }
+  std::vector<std::vector<std::string>> tries;
+  for (const topology::Axis* a : fast) {
+    tries.push_back({a->name});
+    for (const topology::Axis* b : fast) {
+      if (b != a && a->size < l.tp) tries.push_back({a->name, b->name});
+    }
+  }
+  // Placements that differ only by axes alike in every respect (x and y of a square torus) are one.
+  const auto alike = [&](const std::string& where) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < where.size()) {
+      std::size_t end = where.find(' ', at);
+      if (end == std::string::npos) end = where.size();
+      const std::string token = where.substr(at, end - at);  // "x" or "y[2]" or "y[4 every 2]"
+      const std::string name = token.substr(0, token.find('['));
+      std::string as = token;
+      for (const auto& axis : topo.axes()) {
+        if (axis.name != name) continue;
+        as = std::string(1, '<');
+        as.append(std::to_string(axis.size)).append(axis.wraparound ? "w" : "").append(axis.ring ? "r" : "");
+        as.append(std::to_string(static_cast<int>(axis.tier))).append(">").append(token.substr(name.size()));
+      }
+      out += (out.empty() ? "" : " ") + as;
+      at = end + 1;
+    }
+    return out;
+  };
+  const std::string own = tp_placement(topo, base, l);
+  std::set<std::string> seen{own, alike(own)};
+  std::vector<Layout> out;
+  for (auto& axes : tries) {
+    Layout v = l;
+    v.tp_axes = std::move(axes);
+    const std::string where = tp_placement(topo, base, v);
+    if (where.empty() || seen.count(where) != 0 || !seen.insert(alike(where)).second) continue;
+    seen.insert(where);
+    out.push_back(std::move(v));
+  }
   return out;
 }
 
@@ -146,6 +216,7 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.training.micro_batch = l.micro_batch;
   s.training.recompute = l.recompute;
   if (l.tp_overlap) s.training.overlap.tp = *l.tp_overlap;
+  if (!l.tp_axes.empty()) s.parallel.mesh["tp"] = l.tp_axes;
   return s;
 }
 
@@ -163,6 +234,11 @@ std::vector<std::string> layout_settings(const Layout& l) {
           set("training.micro_batch", std::to_string(l.micro_batch)),
           set("training.recompute", parallelism::recompute_name(l.recompute))};
   if (l.tp_overlap) out.push_back(set("training.overlap.tp", parallelism::tp_overlap_name(*l.tp_overlap)));
+  if (!l.tp_axes.empty()) {
+    std::string list;
+    for (const auto& a : l.tp_axes) list += (list.empty() ? "" : ", ") + a;
+    out.push_back(set("parallelism.mesh.tp", "[" + list + "]"));
+  }
   return out;
 }
 

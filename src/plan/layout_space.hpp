@@ -9,6 +9,7 @@
 #include "memory/memory_model.hpp"
 #include "parallelism/parallel_spec.hpp"
 #include "runtime/scenario.hpp"
+#include "topology/topology.hpp"
 
 namespace podsim::plan {
 
@@ -29,12 +30,16 @@ struct Layout {
   /// Tensor-parallel overlap (training.overlap.tp) where the planner tried the other setting
   /// than the base scenario's (run_plan's refinement); unset: the base's.
   std::optional<parallelism::TpOverlap> tp_overlap;
+  /// Physical axes tensor parallelism takes first (parallelism.mesh.tp) where the planner tried
+  /// another placement than podsim's (run_plan's refinement); empty: the base's placement.
+  std::vector<std::string> tp_axes;
 };
 
 /// "no pipeline", "1F1B", "interleaved 1F1B v4".
 std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
-/// sharding: "ZeRO-3 in groups of 256"; a tried TP overlap: "· collective matmul" or "· TP blocking".
+/// sharding: "ZeRO-3 in groups of 256"; a tried TP overlap: "· collective matmul" or "· TP blocking";
+/// a tried placement: "· tp on z".
 std::string describe(const Layout& l);
 /// The replicas `l`'s ZeRO state is divided among (parallelism::zero_state_group).
 int zero_state_group(const Layout& l);
@@ -45,6 +50,15 @@ parallelism::TpOverlap tp_overlap_of(const runtime::Scenario& base, const Layout
 /// `l` with the other TP overlap, when the base scenario's stack can run both and `l` has
 /// tensor parallelism to overlap (collective matmul: workload::StackProfile::collective_matmul).
 std::optional<Layout> other_tp_overlap(const runtime::Scenario& base, const Layout& l);
+/// Where `l`'s tensor parallelism sits on `topo`: "z", "x y[2]" (topology::DeviceMesh::describe's
+/// part for tp); "" without tensor parallelism or when it cannot be placed.
+std::string tp_placement(const topology::Topology& topo, const runtime::Scenario& base, const Layout& l);
+/// `l` with tensor parallelism placed elsewhere on the fast tier: each fast physical axis taken
+/// first, and (tp larger than that axis) each other one after it; only placements that differ
+/// from `l`'s own and from each other. None when the base scenario places tp itself
+/// (parallelism.mesh.tp) or tp is 1.
+std::vector<Layout> other_tp_placements(const topology::Topology& topo, const runtime::Scenario& base,
+                                        const Layout& l);
 
 /// What the planner made of a layout before simulating anything.
 enum class Verdict : std::uint8_t {

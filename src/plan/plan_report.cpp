@@ -11,6 +11,7 @@
 #include "output/json_writer.hpp"
 #include "output/prediction_band.hpp"
 #include "output/text_table.hpp"
+#include "topology/topology.hpp"
 #include "topology/topology_spec.hpp"
 #include "util/units.hpp"
 #include "workload/stack_profile.hpp"
@@ -121,6 +122,13 @@ const char* on_off(bool b) { return b ? "on" : "off"; }
 
 /// How tensor-parallel collectives meet their matmuls in `l`: "overlap" (collective matmul),
 /// "blocking", or "-" without tensor parallelism.
+/// The physical axes a layout's tp was asked to take first ("z x"); "" for podsim's placement.
+std::string axes_text(const Layout& l) {
+  std::string out;
+  for (const auto& a : l.tp_axes) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
 const char* tp_comm_text(const runtime::Scenario& base, const Layout& l) {
   if (l.tp < 2) return "-";
   return tp_overlap_of(base, l) == parallelism::TpOverlap::kCollectiveMatmul ? "overlap" : "blocking";
@@ -224,8 +232,9 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     out += "no layout can run on these chips: see the reasons below (and every row with -o plan.h5)\n";
   } else {
     output::TextTable t({"#", "contention s", "analytical s", "MFU %", "GiB/chip", "dp", "tp", "pp", "schedule", "mb",
-                         "ZeRO", "SP", "recompute", "TP comm", "largest overhead"});
-    for (std::size_t col : {8U, 11U, 12U, 13U, 14U}) t.set_align(col, output::Align::kLeft);
+                         "ZeRO", "SP", "recompute", "TP comm", "tp on", "largest overhead"});
+    for (std::size_t col : {8U, 11U, 12U, 13U, 14U, 15U}) t.set_align(col, output::Align::kLeft);
+    const topology::Topology topo(b.topology);
     bool hybrid = false;
     for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
       const std::size_t k = r.ranking[i];
@@ -236,7 +245,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                  fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
                  std::to_string(l.tp), std::to_string(l.pp), schedule_text(l), std::to_string(l.micro_batch),
                  zero_text(l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
-                 tp_comm_text(b, l), o.dominant_overhead()});
+                 tp_comm_text(b, l), l.tp > 1 ? tp_placement(topo, b, l) : "-", o.dominant_overhead()});
       hybrid = hybrid || zero_state_group(l) < l.dp;
     }
     out += t.render();
@@ -283,6 +292,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.end_object();
   j.key("ranked");
   j.begin_array();
+  const topology::Topology topo(b.topology);
   for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
     const std::size_t k = r.ranking[i];
     const Layout& l = r.candidates[k].layout;
@@ -301,6 +311,8 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("sequence_parallel", l.sequence_parallel);
     j.member("recompute", parallelism::recompute_name(l.recompute));
     j.member("tp_overlap", parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
+    j.member("tp_axes", axes_text(l));
+    j.member("tp_placement", tp_placement(topo, q.base, l));
     j.member("network", network_of(r, k));
     j.member("step_time_s", o.step_s);
     j.member("analytical_step_time_s", r.analytical[k]->step_s);
@@ -327,6 +339,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   for (const char* name : {"virtual_stages", "micro_batch", "zero", "zero_group", "sequence_parallel"}) t.add_int(name, "1");
   t.add_text("recompute");
   t.add_text("tp_overlap");
+  t.add_text("tp_axes");
   t.add_text("verdict");
   t.add_text("reason");
   t.add_text("network");
@@ -359,6 +372,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.ints("sequence_parallel").push_back(l.sequence_parallel ? 1 : 0);
     t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
     t.texts("tp_overlap").push_back(parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
+    t.texts("tp_axes").push_back(axes_text(l));
     t.texts("verdict").push_back(verdict_name(c.verdict));
     t.texts("reason").push_back(c.reason);
     const bool ran = r.analytical[k].has_value();

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "partition/work_distribution.hpp"
+#include "topology/topology.hpp"
 #include "util/error.hpp"
 #include "util/progress_line.hpp"
 #include "util/units.hpp"
@@ -60,6 +61,8 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
                    " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), or pass --force");
 }
 
+std::array<int, 3> shape_of(const Layout& l) { return {l.dp, l.tp, l.pp}; }
+
 /// Removes the refinement's variants (from `enumerated` on) that were not simulated, keeping
 /// the ranking's indices pointing at the same layouts.
 void drop_untried(PlanResult& r, std::size_t enumerated) {
@@ -91,24 +94,32 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   for (std::size_t i = 0; i < enumerated; ++i) {
     if (result.candidates[i].verdict == Verdict::kSimulate) todo.push_back(i);
   }
-  // Knobs tried only on the best layouts (refine): the other TP overlap where the stack can run
-  // both. Every process appends the same variants, so that their indices agree; those not tried
-  // are dropped at the end.
-  std::map<std::size_t, std::size_t> variant_of;  // enumerated candidate → its variant
+  // Knobs tried only on the best layout of each dp × tp × pp (refine), one at a time: the other TP
+  // overlap where the stack can run both, and tensor parallelism placed on other physical axes
+  // (a shape can lose only by its placement). Every process appends the same variants, so that
+  // their indices agree; those not tried are dropped at the end.
+  const topology::Topology topo(base.topology);
+  std::map<std::size_t, std::vector<std::size_t>> variants_of;  // enumerated candidate → its variants
+  std::size_t most_variants = 0;
+  std::set<std::array<int, 3>> shapes;
   for (std::uint64_t i : todo) {
-    if (auto other = other_tp_overlap(base, result.candidates[i].layout)) {
+    std::vector<Layout> tries = other_tp_placements(topo, base, result.candidates[i].layout);
+    if (auto other = other_tp_overlap(base, result.candidates[i].layout)) tries.insert(tries.begin(), *other);
+    for (Layout& l : tries) {
       Candidate v = result.candidates[i];
-      v.layout = *other;
-      variant_of[i] = result.candidates.size();
+      v.layout = std::move(l);
+      variants_of[i].push_back(result.candidates.size());
       result.candidates.push_back(std::move(v));
     }
+    most_variants = std::max(most_variants, tries.size());
+    if (!tries.empty()) shapes.insert(shape_of(result.candidates[i].layout));
   }
   const std::size_t n = result.candidates.size();
   result.analytical.resize(n);
   result.contention.resize(n);
 
   const std::size_t second = std::min(options.contention_top, todo.size());
-  const std::size_t refinable = std::min(second, variant_of.size());
+  const std::size_t refinable = shapes.size() * most_variants;
   const double estimate = check_cost(result.candidates, todo, second, refinable, options, comm);
   if (options.progress && comm.root()) {
     std::fprintf(stderr, "[plan] %zu layouts, %zu to simulate (up to %zu again on the contention-aware network): about %.0f s "
@@ -141,8 +152,11 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   std::vector<std::uint64_t> refine;
   if (comm.root()) {
     std::sort(order.begin(), order.end(), by_time(result.analytical));
-    for (std::size_t k = 0; k < second; ++k) {
-      if (const auto v = variant_of.find(order[k]); v != variant_of.end()) refine.push_back(v->second);
+    std::set<std::array<int, 3>> refined;
+    for (std::size_t i : order) {
+      const auto v = variants_of.find(i);
+      if (v == variants_of.end() || !refined.insert(shape_of(result.candidates[i].layout)).second) continue;
+      refine.insert(refine.end(), v->second.begin(), v->second.end());
     }
     progress.set_total(todo.size() + refine.size() + second);
   }

@@ -92,9 +92,10 @@ def main():
           top["tp"] == winner["tp"] and top["pp"] == winner["pp"], "JSON winner differs from /plan rank 1")
     best_analytical = min(r["analytical_step_time_s"] for r in simulated)
     check(top["tp_overlap"].decode() == winner["tp_overlap"], "JSON winner's tp_overlap differs from /plan rank 1")
+    check(top["tp_axes"].decode() == winner["tp_axes"], "JSON winner's tp_axes differs from /plan rank 1")
 
     # Collective matmul is a knob of the stack (maxtext, megatron-core, torchtitan): the winner's
-    # layout was also tried with the other setting, and was no faster with it.
+    # layout (in podsim's placement of tp) was also tried with the other setting, and was no faster.
     knobs = ("dp", "tp", "pp", "schedule", "virtual_stages", "micro_batch", "zero", "zero_group",
              "sequence_parallel", "recompute")
     if winner["tp"] > 1 and plan.get("stack") in ("maxtext", "megatron-core", "torchtitan"):
