@@ -189,12 +189,14 @@ namespace {
 std::string what_differs(const runtime::Scenario& base, const PlanResult& r, std::size_t n) {
   std::vector<std::pair<const char*, std::set<std::string>>> knobs{
       {"dp", {}},          {"tp", {}}, {"pp", {}},        {"schedule", {}}, {"micro batch", {}},
-      {"ZeRO", {}},        {"SP", {}}, {"recompute", {}}, {"TP comm", {}}};
+      {"ZeRO", {}},        {"SP", {}}, {"recompute", {}}, {"TP comm", {}},   {"tp placement", {}}};
+  const topology::Topology topo(base.topology);
   for (std::size_t i = 0; i < n; ++i) {
     const Layout& l = r.candidates[r.ranking[i]].layout;
     const std::string values[] = {std::to_string(l.dp), std::to_string(l.tp), std::to_string(l.pp), schedule_text(l),
                                   std::to_string(l.micro_batch), zero_text(l), on_off(l.sequence_parallel),
-                                  parallelism::recompute_name(l.recompute), tp_comm_text(base, l)};
+                                  parallelism::recompute_name(l.recompute), tp_comm_text(base, l),
+                                  tp_placement(topo, base, l)};
     for (std::size_t k = 0; k < knobs.size(); ++k) knobs[k].second.insert(values[k]);
   }
   std::string out;
