@@ -111,10 +111,13 @@ std::string describe(const Layout& l) {
   if (l.tp_overlap) {
     out.append(*l.tp_overlap == parallelism::TpOverlap::kCollectiveMatmul ? " · collective matmul" : " · TP blocking");
   }
-  if (!l.tp_axes.empty()) {
-    out.append(" · tp on");
-    for (const auto& a : l.tp_axes) out.append(" ").append(a);
-  }
+  if (!l.tp_axes.empty()) out.append(" · tp on ").append(tp_axes_text(l));
+  return out;
+}
+
+std::string tp_axes_text(const Layout& l, const char* separator) {
+  std::string out;
+  for (const auto& a : l.tp_axes) out.append(out.empty() ? "" : separator).append(a);
   return out;
 }
 
@@ -122,12 +125,7 @@ std::string tp_placement(const topology::Topology& topo, const runtime::Scenario
   if (l.tp < 2) return "";
   try {
     const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(apply(base, l).parallel));
-    const std::string all = mesh.describe();  // "tp 8: x; dp 8: y; pp 16: z"
-    const std::string head = "tp " + std::to_string(l.tp) + ": ";
-    const std::size_t at = all.find(head);
-    if (at == std::string::npos) return "";
-    const std::size_t end = all.find("; ", at);
-    return all.substr(at + head.size(), end == std::string::npos ? std::string::npos : end - at - head.size());
+    return mesh.describe_axis(mesh.axis_index("tp"));
   } catch (const InputError&) {
     return "";
   }
@@ -234,11 +232,7 @@ std::vector<std::string> layout_settings(const Layout& l) {
           set("training.micro_batch", std::to_string(l.micro_batch)),
           set("training.recompute", parallelism::recompute_name(l.recompute))};
   if (l.tp_overlap) out.push_back(set("training.overlap.tp", parallelism::tp_overlap_name(*l.tp_overlap)));
-  if (!l.tp_axes.empty()) {
-    std::string list;
-    for (const auto& a : l.tp_axes) list += (list.empty() ? "" : ", ") + a;
-    out.push_back(set("parallelism.mesh.tp", "[" + list + "]"));
-  }
+  if (!l.tp_axes.empty()) out.push_back(set("parallelism.mesh.tp", "[" + tp_axes_text(l, ", ") + "]"));
   return out;
 }
 

@@ -43,6 +43,8 @@ std::string schedule_text(const Layout& l);
 std::string describe(const Layout& l);
 /// The replicas `l`'s ZeRO state is divided among (parallelism::zero_state_group).
 int zero_state_group(const Layout& l);
+/// The physical axes `l`'s tp was asked to take first, joined ("z x"); "" for podsim's placement.
+std::string tp_axes_text(const Layout& l, const char* separator = " ");
 /// The base scenario with `l`'s knobs.
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
 /// The TP overlap `l` runs with on `base`: its own, else the base scenario's.

@@ -122,13 +122,6 @@ const char* on_off(bool b) { return b ? "on" : "off"; }
 
 /// How tensor-parallel collectives meet their matmuls in `l`: "overlap" (collective matmul),
 /// "blocking", or "-" without tensor parallelism.
-/// The physical axes a layout's tp was asked to take first ("z x"); "" for podsim's placement.
-std::string axes_text(const Layout& l) {
-  std::string out;
-  for (const auto& a : l.tp_axes) out += (out.empty() ? "" : " ") + a;
-  return out;
-}
-
 const char* tp_comm_text(const runtime::Scenario& base, const Layout& l) {
   if (l.tp < 2) return "-";
   return tp_overlap_of(base, l) == parallelism::TpOverlap::kCollectiveMatmul ? "overlap" : "blocking";
@@ -313,7 +306,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("sequence_parallel", l.sequence_parallel);
     j.member("recompute", parallelism::recompute_name(l.recompute));
     j.member("tp_overlap", parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
-    j.member("tp_axes", axes_text(l));
+    j.member("tp_axes", tp_axes_text(l));
     j.member("tp_placement", tp_placement(topo, q.base, l));
     j.member("network", network_of(r, k));
     j.member("step_time_s", o.step_s);
@@ -374,7 +367,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.ints("sequence_parallel").push_back(l.sequence_parallel ? 1 : 0);
     t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
     t.texts("tp_overlap").push_back(parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
-    t.texts("tp_axes").push_back(axes_text(l));
+    t.texts("tp_axes").push_back(tp_axes_text(l));
     t.texts("verdict").push_back(verdict_name(c.verdict));
     t.texts("reason").push_back(c.reason);
     const bool ran = r.analytical[k].has_value();

@@ -159,28 +159,35 @@ std::vector<Group> DeviceMesh::groups(int axis) const {
 
 Group DeviceMesh::first_group(int axis) const { return group_through(axis, std::vector<int>(axes_.size(), 0)); }
 
+std::string DeviceMesh::describe_axis(int axis) const {
+  const LogicalAxis& la = axes_[static_cast<std::size_t>(axis)];
+  if (la.components.empty()) return "-";
+  std::string part;
+  for (const auto& comp : la.components) {
+    const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
+    std::string one = phys.name;
+    if (comp.size != phys.size) {
+      one += '[';
+      one += std::to_string(comp.size);
+      if (comp.stride > 1) {
+        one += " every ";
+        one += std::to_string(comp.stride);
+      }
+      one += ']';
+    }
+    append_joined(part, " ", one);
+  }
+  return part;
+}
+
 std::string DeviceMesh::describe() const {
   std::string s;
-  for (const auto& la : axes_) {
-    std::string part = la.name;
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    std::string part = axes_[a].name;
     part += ' ';
-    part += std::to_string(la.size);
-    part += ':';
-    if (la.components.empty()) part += " -";
-    for (const auto& comp : la.components) {
-      const auto& phys = topo_->axes()[static_cast<std::size_t>(comp.axis)];
-      part += ' ';
-      part += phys.name;
-      if (comp.size != phys.size) {
-        part += '[';
-        part += std::to_string(comp.size);
-        if (comp.stride > 1) {
-          part += " every ";
-          part += std::to_string(comp.stride);
-        }
-        part += ']';
-      }
-    }
+    part += std::to_string(axes_[a].size);
+    part += ": ";
+    part += describe_axis(static_cast<int>(a));
     append_joined(s, "; ", part);
   }
   return s;

@@ -63,6 +63,8 @@ class DeviceMesh {
   Group first_group(int axis) const;
   /// "tp: x[0:8]; dp: x[/8 ×2], y; pp: z" — how each logical axis sits on the machine.
   std::string describe() const;
+  /// Where logical axis `axis` sits: "x y[2]", "y[4 every 2] z", "-" when it has no component.
+  std::string describe_axis(int axis) const;
 
  private:
   /// The group along `axis` through the chip at `logical` (whose `axis` coordinate is
