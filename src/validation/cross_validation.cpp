@@ -18,6 +18,10 @@ double mean_abs(const std::vector<double>& errors) {
   return sum / static_cast<double>(errors.size());
 }
 
+double mean(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
 double round_to(double x, double step) { return std::round(x / step) * step; }
 
 /// A constant MFU c's prediction of a training row: podsim's, scaled by c over podsim's MFU
@@ -135,15 +139,21 @@ CrossReport cross_validate(const std::vector<CsvRow>& rows, const Catalog& catal
       }
       if (!ids.empty()) chosen[f->family] = cv.fit(f->family, f->constant, hardware_name(*f), ids, source);
     }
-    std::vector<double> known;  // the other families' matmul rates in training (matmul × training)
+    std::vector<double> rates, trainings;  // the other families' matmul × training, and training
+    const auto know = [&](const FittedConstant& g, double value) {
+      rates.push_back(value * g.other);
+      if (g.constant == "training") trainings.push_back(value);
+    };
     for (const FittedConstant* g : refit) {
-      if (chosen.count(g->family) != 0) known.push_back(chosen[g->family] * g->other);
+      if (chosen.count(g->family) != 0) know(*g, chosen[g->family]);
     }
-    for (const FittedConstant* g : elsewhere) known.push_back(g->value * g->other);
+    for (const FittedConstant* g : elsewhere) know(*g, g->value);
     for (const FittedConstant* f : refit) {
-      if (chosen.count(f->family) == 0 && !known.empty()) {
-        const double rate = std::accumulate(known.begin(), known.end(), 0.0) / double(known.size());
-        chosen[f->family] = round_to(rate / f->other, 0.005);
+      if (chosen.count(f->family) != 0 || rates.empty()) continue;
+      if (f->constant == "training" && !trainings.empty()) {
+        chosen[f->family] = round_to(mean(trainings), 0.005);
+      } else {
+        chosen[f->family] = round_to(mean(rates) / f->other, 0.005);
       }
     }
     Overrides o;

@@ -9,10 +9,12 @@
 // (or, on chips with no kernel table, `matmul`) fitted on the validated file is refitted for
 // every left-out source on the family's training rows of the other sources (golden-section
 // search of the MAPE over it in [0.40, 1.00] to 0.002, rounded to 0.005, as tools/calibrate
-// fits it); a family left with no rows takes the mean of the other families' matmul rates in
-// training, matmul × training (the refitted ones and those fitted elsewhere),
-// what podsim would say of a generation nobody has measured end to end. Constants fitted on a
-// named source (NCCL's launch costs) are not refitted: that source is marked.
+// fits it). A family left with no rows gets what podsim would say of a generation nobody has
+// measured end to end: where its bare kernel is measured (its constant is `training`), the mean
+// of the other families' `training`, what training loses against the kernel; else the mean of
+// their matmul rates in training, matmul × training (the refitted ones and those fitted
+// elsewhere, in both cases). Constants fitted on a named source (NCCL's launch costs) are not
+// refitted: that source is marked.
 
 #include <filesystem>
 #include <functional>
