@@ -1,6 +1,7 @@
 #include "config/collective_config.hpp"
 
 #include "config/document.hpp"
+#include "config/topology_name.hpp"
 #include "config/model_reader.hpp"
 #include "config/network_reader.hpp"
 #include "config/topology_reader.hpp"
@@ -87,7 +88,7 @@ CollectiveRequest load_collective_request(const CollectiveArgs& args) {
   flag("collective", "protocol", "--protocol", args.protocol, YAML::Node(args.protocol));
   flag("collective", "axes", "--axes", args.axes, as_list(args.axes));
   flag("collective", "sizes", "--sizes", args.sizes, as_list(args.sizes));
-  apply_overrides(root, parse_overrides(args.sets), sources);
+  apply_overrides_renaming(root, "topology", parse_overrides(args.sets), sources);
 
   Reader top(root, "", sources);
   top.allow_only({"topology", "hardware", "network", "collective"});

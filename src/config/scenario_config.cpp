@@ -3,6 +3,7 @@
 #include "config/document.hpp"
 #include "config/model_reader.hpp"
 #include "config/scenario_reader.hpp"
+#include "config/topology_name.hpp"
 #include "config/topology_reader.hpp"
 #include "parallelism/program_builder.hpp"
 #include "topology/device_mesh.hpp"
@@ -97,7 +98,7 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   // that --set network.max_chunks=… works either way, and again after them, for
   // --set network=contention.
   expand_network_shorthand(root);
-  apply_overrides(root, deep, sources);
+  apply_overrides_renaming(root, "topology", deep, sources);
   expand_network_shorthand(root);
   return read_composed(std::make_shared<SourceMap>(sources), root, default_name, check_layout);
 }
@@ -155,7 +156,7 @@ LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node ro
       }
     }
     remove_defaults(root, at->take_defaults());
-    apply_overrides(root, more, *at);
+    apply_overrides_renaming(root, "topology", more, *at);
     return read_composed(at, root, default_name, check);
   };
   if (check_layout) out.check_layout(s);

@@ -1,6 +1,7 @@
 #include "config/topology_config.hpp"
 
 #include "config/document.hpp"
+#include "config/topology_name.hpp"
 #include "config/topology_reader.hpp"
 
 namespace podsim::config {
@@ -12,7 +13,7 @@ LoadedTopology load_topology(const std::filesystem::path& file,
   YAML::Node root = load_yaml_file(file, shown, sources);
   sources.add_file("", shown);
   inline_topology_includes(root, "", file.parent_path(), sources);
-  apply_overrides(root, overrides, sources);
+  apply_overrides_renaming(root, "", overrides, sources);
   Reader reader(root, "", sources);
   topology::TopologySpec spec = read_topology(reader);
   return LoadedTopology{std::move(spec), dump(root), sources.inputs()};

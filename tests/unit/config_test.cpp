@@ -129,6 +129,33 @@ TEST_F(ConfigFiles, OverridesApplyAndTheirErrorsNameTheFlag) {
   EXPECT_THROW(parse_overrides({"novalue"}), InputError);
 }
 
+// A name that spells the topology's size follows the size --set gives it: the report would
+// otherwise print "a100-dgx-8x8 (32 chips)".
+TEST_F(ConfigFiles, AResizedTopologysNameSpellsItsNewSize) {
+  const auto name = [&](const std::string& text, const std::vector<std::string>& sets) {
+    write("r.yaml", text);
+    return load_topology("r.yaml", parse_overrides(sets)).spec.name;
+  };
+  const std::string cluster = "schema_version: 1\nname: NAME\nkind: switch\nnodes: 8\nchips_per_node: 8\n"
+                              "intra: { bandwidth: 300 GB/s, latency: 1 us }\n"
+                              "scale_out: { bandwidth: 200 Gbps, latency: 5 us }\n";
+  const auto with_name = [](std::string text, const std::string& n) { return text.replace(text.find("NAME"), 4, n); };
+  EXPECT_EQ(name(with_name(cluster, "dgx-8x8"), {"nodes=4"}), "dgx-4x8");
+  EXPECT_EQ(name(with_name(cluster, "pod-64"), {"nodes=4"}), "pod-32");                // the chip count
+  EXPECT_EQ(name(with_name(cluster, "dgx-8x8-ib"), {"chips_per_node=4"}), "dgx-8x4-ib");
+  EXPECT_EQ(name(with_name(cluster, "cluster"), {"nodes=4"}), "cluster");              // no size in the name
+  EXPECT_EQ(name(with_name(cluster, "dgx-8x8"), {"scale_out.bandwidth=400 Gbps"}), "dgx-8x8");
+  std::string torus = kTorus;
+  torus.replace(torus.find("name: "), torus.find('\n', torus.find("name: ")) - torus.find("name: "), "name: v4-4x4x4-t");
+  write("t.yaml", torus);
+  EXPECT_EQ(load_topology("t.yaml", parse_overrides({"dims=[8, 8]"})).spec.name, "v4-8x8-t");
+  fs::create_directories("topo");
+  write("topo/slice.yaml", kTorus);
+  write("topo/ms.yaml", "schema_version: 1\nname: v5e-2x4x4x4\nkind: multislice\nslices: 2\nslice: slice.yaml\n"
+                        "dcn: { bandwidth: 50 Gbps, latency: 10 us }\n");
+  EXPECT_EQ(load_topology("topo/ms.yaml", parse_overrides({"slices=4"})).spec.name, "v5e-4x4x4x4");
+}
+
 TEST_F(ConfigFiles, MultisliceIncludesItsSliceFileRelativeToItself) {
   fs::create_directories("topo");
   write("topo/slice.yaml", kTorus);
