@@ -95,10 +95,16 @@ void print_slower_with_more(const whatif::WhatifResult& r) {
 }
 
 void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, double step) {
+  char change[64];
+  if (step < 1) {
+    std::snprintf(change, sizeof change, "±%g %%", 100 * step);
+  } else {
+    std::snprintf(change, sizeof change, "×%g and ÷%g", 1 + step, 1 + step);
+  }
   char line[512];
   std::snprintf(line, sizeof line,
-                "podsim whatif %s · each knob alone, ±%g %% (whole-number knobs halved and doubled)\nbase: %.4f s/step",
-                options.file.c_str(), 100 * step, r.base_step_time_s);
+                "podsim whatif %s · each knob alone, %s (whole-number knobs halved and doubled)\nbase: %.4f s/step",
+                options.file.c_str(), change, r.base_step_time_s);
   std::cout << line << " (podsim's error on runs like this: " << output::band_text(r.band) << ")\n\n";
   output::TextTable t({"knob", "base", "lower", "step", "higher", "step", "elasticity"});
   t.set_align(0, output::Align::kLeft);

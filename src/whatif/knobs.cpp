@@ -79,6 +79,10 @@ std::vector<std::string> default_knob_keys(const std::map<std::string, std::stri
   return keys;
 }
 
+std::pair<double, double> step_factors(double step) {
+  return {step < 1 ? 1 - step : 1 / (1 + step), 1 + step};
+}
+
 std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, const std::vector<std::string>& keys,
                              double step) {
   if (keys.size() > kMaxKnobs) {
@@ -99,8 +103,9 @@ std::vector<Knob> make_knobs(const std::map<std::string, std::string>& scalars, 
     k.key = key;
     k.base = it->second;
     const bool whole = doubles(k.base);
-    const auto low = scaled(k.base, whole ? 0.5 : 1 - step, whole);
-    const auto high = scaled(k.base, whole ? 2.0 : 1 + step, whole);
+    const auto [down, up] = step_factors(step);
+    const auto low = scaled(k.base, whole ? 0.5 : down, whole);
+    const auto high = scaled(k.base, whole ? 2.0 : up, whole);
     if (!high) {
       throw InputError("--knobs: " + key + " is \"" + k.base + "\", not a positive number (with or without a unit) that can be varied");
     }

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace podsim::whatif {
@@ -38,7 +39,15 @@ std::vector<std::string> default_knob_keys(const std::map<std::string, std::stri
 /// The default list has about 15; a scenario has some 50–150 numeric keys.
 inline constexpr std::size_t kMaxKnobs = 200;
 
-/// Knobs for `keys` at ±`step` (0.1: 10 % down and up); whole-number knobs (the matmul tile,
+/// The largest --step: 1000 %, ×11 and ×1/11.
+inline constexpr double kMaxStep = 10;
+
+/// The factors a continuous knob takes at `step`: 1 − step and 1 + step below 100 % (0.1: 10 %
+/// down and up); from 100 % on, where 1 − step would leave nothing, 1 / (1 + step) and
+/// 1 + step (1: ×½ and ×2), the same change of the logarithm both ways.
+std::pair<double, double> step_factors(double step);
+
+/// Knobs for `keys` at `step_factors(step)`; whole-number knobs (the matmul tile,
 /// the micro batch, any integer-valued key) are halved and doubled instead. Throws
 /// InputError naming a key that is not in the scenario, whose value is not a number, or
 /// that is named twice (its second row would compare the variant with itself), and when

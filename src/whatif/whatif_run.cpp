@@ -260,10 +260,10 @@ output::Table whatif_table(const WhatifResult& result) {
 }
 
 WhatifResult run_whatif(const WhatifRequest& request, sweep::SweepOutput output, const partition::Communicator& comm) {
-  if (!(request.step > 0 && request.step < 1)) {
+  if (!(request.step > 0 && request.step <= kMaxStep)) {
     char got[32];
     std::snprintf(got, sizeof got, "%g", 100 * request.step);
-    throw InputError("--step must be between 0 and 100 % (exclusive), got " + std::string(got) + " %");
+    throw InputError("--step must be above 0 % and at most 1000 % (100 %: ×2 and ×½), got " + std::string(got) + " %");
   }
   std::vector<config::InputRecord> inputs;
   const config::LoadedScenario loaded = config::load_scenario(request.scenario, request.sets, true, inputs);

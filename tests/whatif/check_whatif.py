@@ -10,6 +10,7 @@ Usage: check_whatif.py PODSIM WORK_DIR REPO_ROOT
   v5e links slowed to 4 GB/s) the ICI link bandwidth has;
 - the HDF5 file holds one /whatif row per variant, equal to the JSON; the same command
   on a new file writes the same bytes;
+- --step 100% halves and doubles a knob, each variant still `podsim run`'s;
 - a key that is not in the scenario and a step out of range are refused with exit code 2
   and leave no file.
 """
@@ -142,11 +143,23 @@ check(len(memory["refused"]) == 1 and len(memory["variants"]) == 1
       and memory["variants"][0]["replanned_layout"].startswith("dp "),
       f"--replan with a refused variant: {memory}")
 
-# 6. Refusals.
+# 6. --step 100 %: every knob halved and doubled (×½ and ×2, not ×0), and the variants are
+#    still what `podsim run` gives.
+double = json.loads(podsim("whatif", COMPUTE, "--step", "100%", "--knobs", "hardware.peak.fp16", "--json",
+                           "-o", os.path.join(WORK, "double.h5")).stdout)["knobs"][0]
+check([v["value"] for v in double["variants"]] == ["156 TFLOP/s", "624 TFLOP/s"],
+      f"--step 100% varies peak to {[v['value'] for v in double['variants']]}, not 156 and 624 TFLOP/s")
+for v in double["variants"]:
+    t = run_step(COMPUTE, [f"hardware.peak.fp16={v['value']}"])
+    check(t == v["step_time_s"], f"--step 100%: {v['value']}: whatif {v['step_time_s']} != run {t}")
+
+# 7. Refusals.
 bad = os.path.join(WORK, "bad.h5")
 p = podsim("whatif", COMPUTE, "--knobs", "training.micro_btch", "-o", bad, code=2)
 check("training.micro_btch" in p.stderr and "did you mean" in p.stderr, f"unknown knob message: {p.stderr.strip()}")
-p = podsim("whatif", COMPUTE, "--step", "150%", "-o", bad, code=2)
+p = podsim("whatif", COMPUTE, "--step", "1001%", "-o", bad, code=2)
+check("--step" in p.stderr, f"bad step message: {p.stderr.strip()}")
+p = podsim("whatif", COMPUTE, "--step", "0%", "-o", bad, code=2)
 check("--step" in p.stderr, f"bad step message: {p.stderr.strip()}")
 check(not os.path.exists(bad), "a refused whatif leaves no file")
 
