@@ -1,9 +1,11 @@
 #include "cli/sweep_command.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "config/sweep_config.hpp"
+#include "output/time_to_train_text.hpp"
 #include "sweep/sweep_run.hpp"
 #include "util/suggest.hpp"
 
@@ -33,6 +35,7 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
   const std::size_t step = sweep::metric_index("step_time_s");
   const std::size_t mfu = sweep::metric_index("mfu");
   const std::size_t tokens = sweep::metric_index("tokens_per_s");
+  const std::size_t train = sweep::metric_index("time_to_train_s");
   std::cout << (s.by_throughput ? "highest-throughput feasible points (their tokens per step differ):\n"
                                 : "fastest feasible points:\n");
   for (const auto& r : s.fastest) {
@@ -41,7 +44,10 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
     for (std::size_t k = 0; k < keys.size(); ++k) append_joined(swept, " ", keys[k] + "=" + values[k].value);
     std::snprintf(line, sizeof line, "  #%-6llu %10.4f s/step  %12.0f tokens/s  MFU %5.1f%%  ",
                   static_cast<unsigned long long>(r.index), r.reals[step], r.reals[tokens], 100.0 * r.reals[mfu]);
-    std::cout << line << swept << "\n";
+    std::cout << line;
+    // With training.tokens: how long the run takes at this point (runtime/time_to_train.hpp).
+    if (const double t = r.reals[train]; !std::isnan(t)) std::cout << output::span_text(t) << " to train  ";
+    std::cout << swept << "\n";
   }
 }
 

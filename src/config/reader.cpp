@@ -210,6 +210,10 @@ SimTime Reader::duration(const std::string& key) const {
   return parse_unit(*this, key, scalar(key), units::parse_duration);
 }
 
+double Reader::span(const std::string& key) const {
+  return parse_unit(*this, key, scalar(key), units::parse_span);
+}
+
 std::uint64_t Reader::bytes(const std::string& key) const {
   return parse_unit(*this, key, scalar(key), units::parse_bytes);
 }

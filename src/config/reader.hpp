@@ -45,6 +45,7 @@ class Reader {
   std::vector<bool> boolean_list(const std::string& key) const;
   double bandwidth(const std::string& key) const;  ///< bytes/s, > 0
   SimTime duration(const std::string& key) const;  ///< picoseconds, >= 0
+  double span(const std::string& key) const;       ///< seconds, >= 0 (units::parse_span: min, h, d)
   std::uint64_t bytes(const std::string& key) const;
   /// Fails at `key` when `value` (read from it) is outside `range`: a wrong unit prefix,
   /// with a did-you-mean (units::implausible).

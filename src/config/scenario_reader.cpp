@@ -126,10 +126,37 @@ workload::HostCost read_host(Reader& parent, const workload::StackProfile& profi
 
 }  // namespace
 
+namespace {
+
+/// `training.tokens` and `training.failures` (runtime/time_to_train.hpp). Neither is given a
+/// default: a scenario without them resolves as before.
+void read_run_length(Reader& r, parallelism::TrainingSpec& t) {
+  if (r.has("tokens")) t.tokens = r.real("tokens", 1, 1e18);
+  if (!r.has("failures")) return;
+  if (!r.has("tokens")) r.fail("failures", "needs training.tokens, the tokens the run trains on");
+  Reader f = r.child("failures");
+  f.allow_only({"chip_mtbf", "checkpoint", "restart", "checkpoint_interval"});
+  parallelism::FailureSpec spec;
+  spec.chip_mtbf_s = f.span("chip_mtbf");
+  if (!(spec.chip_mtbf_s > 0)) f.fail("chip_mtbf", "must be above 0 (one chip's mean time between failures)");
+  f.set_default("checkpoint", "0 s");
+  spec.checkpoint_s = f.span("checkpoint");
+  f.set_default("restart", "0 s");
+  spec.restart_s = f.span("restart");
+  if (f.has("checkpoint_interval")) {
+    spec.interval_s = f.span("checkpoint_interval");
+    if (!(spec.interval_s > 0)) f.fail("checkpoint_interval", "must be above 0 (leave it out for Young's optimum)");
+  }
+  t.failures = spec;
+}
+
+}  // namespace
+
 parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& model, const hardware::ChipSpec& given_chip) {
   if (r.has("overlap_dp")) r.fail("overlap_dp", "is now training.overlap.dp_reduce (docs/configuration.md, Overlap)");
   r.allow_only({"stack", "global_batch", "micro_batch", "seq_len", "recompute", "precision", "flash_attention", "flash_kernel",
-                "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input", "host"});
+                "loss_kernel", "train_metrics", "dp_bucket", "zero3_collectives", "overlap", "input", "host", "tokens",
+                "failures"});
   parallelism::TrainingSpec t;
   // The software that trains: its profile's defaults fill what the scenario leaves open, and
   // its family (megatron, xla) is the chip's from here on (scenario_config sets it).
@@ -199,6 +226,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   t.input.samples_per_s = input.real("samples_per_s", 0, 1e15);
   t.input.prefetch = static_cast<int>(input.integer("prefetch", 1, 1 << 20));
   t.host = read_host(r, profile);
+  read_run_length(r, t);
   return t;
 }
 

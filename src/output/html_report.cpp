@@ -6,6 +6,7 @@
 #include <map>
 
 #include "output/svg_chart.hpp"
+#include "output/time_to_train_text.hpp"
 #include "runtime/time_category.hpp"
 #include "util/error.hpp"
 
@@ -33,9 +34,7 @@ const Table* find(const ReportInput& in, const std::string& name) {
   return nullptr;
 }
 
-bool has(const Table& t, const std::string& column) {
-  return std::any_of(t.columns.begin(), t.columns.end(), [&](const Column& c) { return c.name == column; });
-}
+bool has(const Table& t, const std::string& column) { return t.has(column); }
 
 /// A column a figure reads: its name, the type it must hold ("real", "int", "text", as
 /// Column::type_name says), and whether the figure does without it.
@@ -151,6 +150,10 @@ std::string summary_section(const ReportInput& in, const Table& s) {
                                 fixed(s.reals("hbm_capacity_bytes")[0] / kGiB, 1) + " GiB");
   }
   if (has(s, "busiest_link_utilization")) card("busiest link", fixed(100 * s.reals("busiest_link_utilization")[0], 1) + " %");
+  if (has(s, "time_to_train_s")) {
+    const std::string span = span_text(s.reals("time_to_train_s")[0]);
+    card("time to train", span);  // digits, letters and spaces: nothing to escape
+  }
   std::string what;
   for (const char* c : {"model", "hardware", "topology", "mesh"}) {
     if (has(s, c)) what += "<b>" + std::string(c) + "</b> " + escape(s.texts(c)[0]) + " &nbsp; ";
@@ -265,7 +268,8 @@ std::string point_label(const Table& t, std::size_t row) {
   std::string label;
   for (const auto& c : t.columns) {
     if (c.name.rfind("swept_", 0) != 0) continue;
-    label += (label.empty() ? "" : " ") + c.name.substr(6) + "=" + c.texts()[row];
+    if (!label.empty()) label += ' ';
+    label.append(c.name, 6).append("=").append(c.texts()[row]);  // appends: GCC 12's -Wrestrict misfires on +
   }
   return label.empty() ? "point " + std::to_string(row) : label;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hardware/dtype.hpp"
+#include "runtime/time_to_train.hpp"
 
 namespace podsim::output {
 
@@ -93,6 +94,18 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   real("busiest_link_utilization", "1", busiest_link(r).utilization);
   integer("representatives", "1", static_cast<std::int64_t>(r.execution.stages.size()));
   integer("events", "1", static_cast<std::int64_t>(r.execution.events));
+  // Only when the scenario gives training.tokens: a run without them writes what it did before.
+  if (const auto t = runtime::time_to_train(s.training, r.tokens_per_s, r.chips)) {
+    real("tokens_to_train", "1", t->tokens);
+    real("time_to_train_s", "s", t->total_s);
+    real("time_to_train_ideal_s", "s", t->ideal_s);
+    if (t->with_failures) {
+      real("checkpoint_time_s", "s", t->checkpoints_s);
+      real("failure_time_s", "s", t->failures_s);
+      real("checkpoint_interval_s", "s", t->interval_s);
+      real("job_mtbf_s", "s", t->job_mtbf_s);
+    }
+  }
   return sum;
 }
 

@@ -8,6 +8,7 @@
 #include "output/json_writer.hpp"
 #include "output/prediction_band.hpp"
 #include "output/text_table.hpp"
+#include "output/time_to_train_text.hpp"
 #include "runtime/critical_path.hpp"
 #include "util/units.hpp"
 
@@ -72,7 +73,9 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << s.chip.name << " · "
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
   out << "mesh: " << r.mesh << "   matmul padding waste " << format_fixed(100 * r.padding_waste(), 1) << " % (tile "
-      << s.chip.matmul_tile << ")\n\n";
+      << s.chip.matmul_tile << ")\n";
+  if (const auto t = runtime::time_to_train(s.training, r.tokens_per_s, r.chips)) out << time_to_train_text(*t, r.chips) << "\n";
+  out << "\n";
 
   const std::size_t pace = pacing_stage(r);
   const auto& st = r.execution.stages[pace];

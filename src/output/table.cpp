@@ -91,6 +91,13 @@ Column& Table::add_text(std::string column_name) {
 
 Column& Table::column(std::string_view column_name) { return find_column(*this, column_name); }
 
+bool Table::has(std::string_view column_name) const {
+  for (const Column& c : columns) {
+    if (c.name == column_name) return true;
+  }
+  return false;
+}
+
 const Column& Table::column(std::string_view column_name) const {
   return find_column(*this, column_name);
 }

@@ -63,6 +63,8 @@ struct Table {
   /// Appends a column of UTF-8 text (unit ""). Throws SimulationError on a duplicate name.
   Column& add_text(std::string column_name);
 
+  /// True when a column is called `column_name`.
+  bool has(std::string_view column_name) const;
   /// The column called `column_name`; throws SimulationError if there is none.
   Column& column(std::string_view column_name);
   const Column& column(std::string_view column_name) const;

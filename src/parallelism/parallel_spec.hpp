@@ -140,6 +140,14 @@ inline constexpr std::array<Zero3Collectives, 2> kZero3Collectives{Zero3Collecti
 /// "flat", "per-tensor" — as written in scenarios.
 const char* zero3_collectives_name(Zero3Collectives z);
 
+/// How failures stretch a training run (`training.failures`; runtime/time_to_train.hpp).
+struct FailureSpec {
+  double chip_mtbf_s = 0;  ///< mean time between failures of one chip; the job's is this ÷ its chips
+  double checkpoint_s = 0;  ///< the job stops this long to write a checkpoint
+  double restart_s = 0;     ///< from a failure to training again, reloading the checkpoint included
+  double interval_s = 0;    ///< between checkpoints; 0: Young's optimum √(2 · checkpoint · job MTBF)
+};
+
 /// The step to simulate (the `training:` section of a scenario).
 struct TrainingSpec {
   int global_batch = 1;  ///< sequences per step
@@ -166,6 +174,10 @@ struct TrainingSpec {
   workload::HostCost host;
   /// The software that trains (`training.stack`), whose profile gave the defaults above.
   workload::Stack stack = workload::Stack::kMegatronLm;
+  /// Tokens the whole run trains on (`training.tokens`); 0: not given. With it, run, plan and
+  /// sweeps report the time to train (runtime/time_to_train.hpp).
+  double tokens = 0;
+  std::optional<FailureSpec> failures;  ///< `training.failures`: none when not given
 };
 
 /// A layout that cannot run. `key` is the scenario key path at fault (e.g.

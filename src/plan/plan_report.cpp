@@ -11,6 +11,8 @@
 #include "output/json_writer.hpp"
 #include "output/prediction_band.hpp"
 #include "output/text_table.hpp"
+#include "output/time_to_train_text.hpp"
+#include "runtime/time_to_train.hpp"
 #include "topology/topology.hpp"
 #include "topology/topology_spec.hpp"
 #include "util/units.hpp"
@@ -251,6 +253,10 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
       out += "(ZeRO \"3 in 256\": hybrid sharding, the ZeRO state sharded over groups of 256 replicas inside a slice or "
              "node, the groups' copies all-reducing across them)\n";
     }
+    const auto chips = static_cast<unsigned>(topology::chip_count(b.topology));
+    if (const auto ttt = runtime::time_to_train(b.training, r.best_outcome(r.ranking.front()).tokens_per_s, chips)) {
+      out += "#1: " + output::time_to_train_text(*ttt, chips) + "\n";
+    }
   }
   out += "\n" + pure_data_parallel_verdict(q, r) + "\n" + pure_model_parallel_verdict(q, r) + "\n";
   return out;
@@ -288,6 +294,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.key("ranked");
   j.begin_array();
   const topology::Topology topo(b.topology);
+  const auto chips = static_cast<unsigned>(topology::chip_count(b.topology));
   for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
     const std::size_t k = r.ranking[i];
     const Layout& l = r.candidates[k].layout;
@@ -312,6 +319,9 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("step_time_s", o.step_s);
     j.member("analytical_step_time_s", r.analytical[k]->step_s);
     j.member("tokens_per_s", o.tokens_per_s);
+    if (const auto t = runtime::time_to_train(q.base.training, o.tokens_per_s, chips)) {
+      j.member("time_to_train_s", t->total_s);
+    }
     j.member("mfu", o.mfu);
     j.member("memory_bytes", o.memory_bytes);
     j.member("hbm_capacity_bytes", o.capacity_bytes);

@@ -1,7 +1,7 @@
 #include "sweep/sweep_point.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -74,6 +74,10 @@ void describe_layout(PointResult& p, const runtime::Scenario& s) {
 
 }  // namespace
 
+bool MetricSchema::is_when_given(const std::string& name) const {
+  return std::find(when_given.begin(), when_given.end(), name) != when_given.end();
+}
+
 const MetricSchema& metric_schema() {
   static const MetricSchema kSchema = [] {  // NOLINT: an immutable table built once
     MetricSchema m;
@@ -87,6 +91,8 @@ const MetricSchema& metric_schema() {
     for (std::size_t c = 0; c < runtime::kCategories; ++c) {
       m.reals.emplace_back(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(c))), "s");
     }
+    m.when_given = {"time_to_train_s", "time_to_train_ideal_s"};
+    for (const auto& name : m.when_given) m.reals.emplace_back(name, "s");
     return m;
   }();
   return kSchema;
@@ -205,7 +211,10 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
         category = true;
       }
     }
-    if (!category) p.reals.push_back(summary.reals(name)[0]);
+    if (!category) {
+      p.reals.push_back(summary.has(name) || !m.is_when_given(name) ? summary.reals(name)[0]
+                                                                      : std::numeric_limits<double>::quiet_NaN());
+    }
   }
   return p;
 }

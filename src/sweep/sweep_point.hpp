@@ -29,6 +29,10 @@ struct MetricSchema {
   std::vector<std::string> texts;
   std::vector<std::pair<std::string, std::string>> ints;   ///< name, unit
   std::vector<std::pair<std::string, std::string>> reals;  ///< name, unit
+  /// Reals a scenario may not give (the time to train, with training.tokens): NaN where not
+  /// given, and their /sweep column written only when some point has one.
+  std::vector<std::string> when_given;
+  bool is_when_given(const std::string& name) const;
 };
 const MetricSchema& metric_schema();
 /// The position of real metric `name` in PointResult::reals.

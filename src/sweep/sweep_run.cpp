@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -43,7 +44,15 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
   const MetricSchema& m = metric_schema();
   for (const auto& name : m.texts) t.add_text(name);
   for (const auto& [name, unit] : m.ints) t.add_int(name, unit);
-  for (const auto& [name, unit] : m.reals) t.add_real(name, unit);
+  // A when-given metric (the time to train) has a column only if some point gives it.
+  std::vector<bool> written(m.reals.size(), true);
+  for (std::size_t i = 0; i < m.reals.size(); ++i) {
+    if (!m.is_when_given(m.reals[i].first)) continue;
+    written[i] = std::any_of(results.begin(), results.end(), [&](const auto& kv) { return !std::isnan(kv.second.reals[i]); });
+  }
+  for (std::size_t i = 0; i < m.reals.size(); ++i) {
+    if (written[i]) t.add_real(m.reals[i].first, m.reals[i].second);
+  }
   for (const auto& [index, r] : results) {
     t.ints("index").push_back(static_cast<std::int64_t>(index));
     const auto overrides = sweep.overrides_at(index);
@@ -55,7 +64,9 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
     t.texts("reason").push_back(r.reason);
     for (std::size_t i = 0; i < m.texts.size(); ++i) t.texts(m.texts[i]).push_back(r.texts[i]);
     for (std::size_t i = 0; i < m.ints.size(); ++i) t.ints(m.ints[i].first).push_back(r.ints[i]);
-    for (std::size_t i = 0; i < m.reals.size(); ++i) t.reals(m.reals[i].first).push_back(r.reals[i]);
+    for (std::size_t i = 0; i < m.reals.size(); ++i) {
+      if (written[i]) t.reals(m.reals[i].first).push_back(r.reals[i]);
+    }
   }
   return t;
 }
@@ -136,7 +147,10 @@ std::map<std::uint64_t, PointResult> resume(const config::LoadedSweep& sweep, co
       for (const auto& d : sweep.derived) r.derived.push_back(t.ints("derived_" + column_name(d.key))[row]);
       for (const auto& name : m.texts) r.texts.push_back(t.texts(name)[row]);
       for (const auto& [name, unit] : m.ints) r.ints.push_back(t.ints(name)[row]);
-      for (const auto& [name, unit] : m.reals) r.reals.push_back(t.reals(name)[row]);
+      for (const auto& [name, unit] : m.reals) {
+        const bool absent = m.is_when_given(name) && !t.has(name);
+        r.reals.push_back(absent ? std::numeric_limits<double>::quiet_NaN() : t.reals(name)[row]);
+      }
       done.emplace(r.index, std::move(r));
     }
   } catch (const SimulationError& e) {

@@ -132,6 +132,22 @@ SimTime parse_duration(std::string_view text) {
   return static_cast<SimTime>(std::llround(*v));
 }
 
+double parse_span(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, double>, 7> kBases{{
+      {"s", 1.0},
+      {"min", 60.0},
+      {"h", 3600.0},
+      {"hours", 3600.0},
+      {"d", 86400.0},
+      {"days", 86400.0},
+      {"ms", 1e-3},
+  }};
+  auto v = parse_with(text, kBases, false, false);
+  if (!v) fail("a span of time", "10 min", text);
+  if (*v < 0) throw InputError("a span of time must not be negative, got \"" + std::string(text) + "\"");
+  return *v;
+}
+
 std::uint64_t parse_bytes(std::string_view text) {
   static constexpr std::array<std::pair<std::string_view, double>, 2> kBases{{
       {"B", 1.0},

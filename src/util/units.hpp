@@ -25,6 +25,10 @@ double parse_bandwidth(std::string_view text);
 /// Picoseconds from "1 us", "250 ns", "1.5 µs", "2 ms", "0 s". Must be >= 0.
 SimTime parse_duration(std::string_view text);
 
+/// Seconds, for spans of a training run rather than of a step: "90 s", "10 min", "3 h",
+/// "2.5 d" (also "hours", "days"). Must be >= 0.
+double parse_span(std::string_view text);
+
 /// Bytes from "32 GiB", "1 KiB", "4096", "16 GB", "512 B". Must be a whole number >= 0.
 std::uint64_t parse_bytes(std::string_view text);
 
