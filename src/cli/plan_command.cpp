@@ -90,7 +90,7 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
                                     "training.micro_batch and training.recompute (and training.overlap.tp where the tp_overlap column differs from it)\n" +
                                     loaded.resolved_yaml();
     claim->write(output::hdf5_bytes(output::FileInfo{invocation.version, invocation.command_line, config_yaml, 1},
-                                    {plan::plan_table(request, result)}));
+                                    {plan::plan_table(request, result), plan::plan_verdicts_table(request, result)}));
   }
   if (options.emit > 0) {
     std::cout << emitted;

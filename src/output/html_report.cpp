@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "output/svg_chart.hpp"
 #include "output/time_to_train_text.hpp"
@@ -307,6 +308,40 @@ std::string sweep_section(const ReportInput& in, const Table& s) {
   return section("Sweep", body + "</p>\n");
 }
 
+/// The ten best layouts, in rank order, as the plan's text prints them.
+std::string ranked_layouts_html(const Table& p) {
+  std::vector<std::size_t> ranked;
+  for (std::size_t r = 0; r < p.rows(); ++r) {
+    if (p.ints("rank")[r] > 0 && p.ints("rank")[r] <= 10) ranked.push_back(r);
+  }
+  std::sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return p.ints("rank")[a] < p.ints("rank")[b]; });
+  if (ranked.empty()) return "<p>No layout can run on these chips: the reasons are in the table below.</p>\n";
+  const std::vector<std::pair<std::string, std::string>> cols{
+      {"rank", "#"}, {"step_time_s", "step s"}, {"mfu", "MFU %"}, {"memory_peak_bytes", "GiB/chip"}, {"dp", "dp"},
+      {"tp", "tp"}, {"pp", "pp"}, {"schedule", "schedule"}, {"micro_batch", "mb"}, {"zero", "ZeRO"},
+      {"recompute", "recompute"}, {"network", "network"}, {"largest_overhead", "largest overhead"}};
+  std::string out = "<table><tr>";
+  for (const auto& [name, label] : cols) {
+    if (has(p, name)) out += "<th>" + escape(label) + "</th>";
+  }
+  out += "</tr>\n";
+  for (std::size_t r : ranked) {
+    out += "<tr>";
+    for (const auto& [name, label] : cols) {
+      if (!has(p, name)) continue;
+      std::string cell;
+      if (name == "step_time_s") cell = fixed(p.reals(name)[r], 3);
+      else if (name == "mfu") cell = fixed(100 * p.reals(name)[r], 1);
+      else if (name == "memory_peak_bytes") cell = fixed(p.reals(name)[r] / kGiB, 1);
+      else if (name == "schedule" && has(p, "pp") && p.ints("pp")[r] == 1) cell = "no pipeline";
+      else cell = p.column(name).text(r, 6);
+      out += "<td>" + escape(cell) + "</td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
 std::string plan_section(const ReportInput& in, const Table& p) {
   require(in, p,
           {{"step_time_s", "real"}, {"memory_peak_bytes", "real"}, {"verdict", "text"}, {"rank", "int"},
@@ -318,12 +353,17 @@ std::string plan_section(const ReportInput& in, const Table& p) {
   chart.groups = {"simulated", "does not fit in HBM (not simulated; drawn at 0 s)"};
   std::size_t winner = p.rows();
   std::size_t infeasible = 0;
+  std::set<long long> drawn;  // does-not-fit points drawn, by memory in half GiB
   for (std::size_t r = 0; r < p.rows(); ++r) {
     const double step = p.reals("step_time_s")[r];
     const double gib = p.reals("memory_peak_bytes")[r] / kGiB;
     if (!std::isfinite(step)) {
       ++infeasible;
-      if (p.texts("verdict")[r] == "does not fit") chart.points.push_back({gib, 0, 1, false});
+      // Drawn at 0 s, they overlap: one point per 0.5 GiB is the same picture (and a page
+      // of thousands of circles less).
+      if (p.texts("verdict")[r] == "does not fit" && std::isfinite(gib) && drawn.insert(std::llround(2 * gib)).second) {
+        chart.points.push_back({gib, 0, 1, false});
+      }
       continue;
     }
     chart.points.push_back({gib, step, 0, p.ints("rank")[r] == 1});
@@ -337,7 +377,15 @@ std::string plan_section(const ReportInput& in, const Table& p) {
             "), takes " + checked(p, "step_time_s", winner, fixed(p.reals("step_time_s")[winner], 4) + " s") + " on the " +
             escape(p.texts("network")[winner]) + " network.";
   }
-  return section("Plan", body + "</p>\n");
+  body += "</p>\n" + ranked_layouts_html(p);
+  if (const Table* v = find(in, "plan_verdicts"); v != nullptr && has(*v, "family") && has(*v, "verdict")) {
+    body += "<ul>";
+    for (std::size_t r = 0; r < v->rows(); ++r) {
+      if (!v->texts("verdict")[r].empty()) body += "<li>" + escape(v->texts("verdict")[r]) + "</li>";
+    }
+    body += "</ul>\n";
+  }
+  return section("Plan", body);
 }
 
 std::string whatif_section(const ReportInput& in, const Table& w) {

@@ -340,10 +340,14 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                   c.analytical_comm_s = cost.analytical_s;
                   c.contention_comm_s = cost.contention_s;
                   c.contention_within_budget = cost.contention_within_budget;
+                  std::vector<memory::MemoryBreakdown> mem;
+                  if (c.reason.empty()) {
+                    mem = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
+                    for (const auto& m : mem) c.memory_bytes = std::max(c.memory_bytes, m.total);
+                  }
                   if (!c.reason.empty()) {
                     c.verdict = Verdict::kCannotRun;
-                  } else if (auto why = does_not_fit_with(memory::stage_memory(s.model, s.chip, s.parallel, s.training),
-                                                          options.memory_headroom)) {
+                  } else if (auto why = does_not_fit_with(mem, options.memory_headroom)) {
                     c.verdict = Verdict::kDoesNotFit;
                     c.reason = *why;
                   } else if (const auto q = std::find_if(fits.begin(), fits.end(),

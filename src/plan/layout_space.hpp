@@ -84,6 +84,9 @@ struct Candidate {
   /// (CommMemo). The contention-aware network is not tried where its largest collective is
   /// beyond the budget.
   double build_s = 0;
+  /// HBM the fullest chip needs (all but kCannotRun): what a layout that does not fit would
+  /// need, for the plan's table and its figure.
+  double memory_bytes = 0;
   double analytical_comm_s = 0;
   double contention_comm_s = 0;
   bool contention_within_budget = true;

@@ -335,6 +335,21 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   return j.str();
 }
 
+output::Table plan_verdicts_table(const PlanRequest& q, const PlanResult& r) {
+  output::Table t;
+  t.name = "plan_verdicts";
+  t.description = "the plan's answers to data or model parallelism, as its text prints them";
+  t.add_text("family");
+  t.add_text("verdict");
+  t.texts("family").push_back("pure data parallelism");
+  t.texts("verdict").push_back(pure_data_parallel_verdict(q, r));
+  t.texts("family").push_back("pure model parallelism");
+  t.texts("verdict").push_back(pure_model_parallel_verdict(q, r));
+  t.texts("family").push_back("tie");
+  t.texts("verdict").push_back(r.ranking.empty() ? "" : tie_text(q, r));
+  return t;
+}
+
 output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   output::Table t;
   t.name = "plan";
@@ -360,6 +375,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   }
   t.add_text("largest_overhead");
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double capacity = q.base.chip.hbm_capacity_bytes - q.base.chip.hbm_reserved_bytes;
   const std::vector<std::size_t> rank = ranks(r);
   for (std::size_t k = 0; k < r.candidates.size(); ++k) {
     const Candidate& c = r.candidates[k];
@@ -388,8 +404,10 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.reals("contention_step_time_s").push_back(r.contention[k] ? r.contention[k]->step_s : nan);
     t.reals("tokens_per_s").push_back(o ? o->tokens_per_s : nan);
     t.reals("mfu").push_back(o ? o->mfu : nan);
-    t.reals("memory_peak_bytes").push_back(o ? o->memory_bytes : nan);
-    t.reals("hbm_capacity_bytes").push_back(o ? o->capacity_bytes : nan);
+    // A layout that does not fit (or was not simulated) says what it would need.
+    const bool sized = c.memory_bytes > 0;
+    t.reals("memory_peak_bytes").push_back(o ? o->memory_bytes : sized ? c.memory_bytes : nan);
+    t.reals("hbm_capacity_bytes").push_back(o ? o->capacity_bytes : sized ? capacity : nan);
     for (std::size_t cat = 0; cat < runtime::kCategories; ++cat) {
       t.reals(std::string(runtime::category_column(static_cast<runtime::TimeCategory>(cat))))
           .push_back(o ? o->seconds[cat] : nan);

@@ -35,5 +35,7 @@ std::string plan_text(const PlanRequest& request, const PlanResult& result);
 std::string plan_json(const PlanRequest& request, const PlanResult& result);
 /// Every enumerated layout, one row each (docs/output-schema.md, /plan).
 output::Table plan_table(const PlanRequest& request, const PlanResult& result);
+/// /plan_verdicts: the pure data- and model-parallel verdicts and the tie line, as text.
+output::Table plan_verdicts_table(const PlanRequest& request, const PlanResult& result);
 
 }  // namespace podsim::plan

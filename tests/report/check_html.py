@@ -8,6 +8,8 @@ For a run, a sweep, a plan, a what-if study and a collective benchmark (small on
 - every figure section has an inline SVG, and its checked number (a <span data-table
   data-column data-row data-value>) equals the HDF5 file's value, with the shown text that
   value in the section's unit;
+- the plan's page has the ranked layouts, the pure data- and model-parallel verdicts, and the
+  layouts that do not fit drawn with the memory they would need;
 - Debian's chromium renders it headless: the screenshot is a PNG with drawn content (not a
   blank page), and the rendered DOM has every section's heading.
 """
@@ -125,6 +127,23 @@ for name, args in cases.items():
                 digits = len(shown.split(".")[1].split()[0]) if "." in shown else 0
                 ok = any(abs(number - abs(value) * s) <= 0.51 * 10**-digits + 1e-12 for s in SCALES)
                 check(ok, f"{name}/{heading}: shows \"{shown}\" for {value}")
+
+    if name == "plan":
+        # The plan's page answers as its text does: the ranked layouts, the verdicts, and the
+        # layouts that do not fit drawn (at 0 s) with the memory they would need.
+        plan_section = text[text.index("<h2>Plan</h2>"):text.index("<h2>Tables</h2>")]
+        check("<th>#</th>" in plan_section and "<td>1</td>" in plan_section, "plan: no ranked table")
+        check("pure data parallelism (dp 64" in plan_section, "plan: no pure data parallelism verdict")
+        check("pure model parallelism" in plan_section, "plan: no pure model parallelism verdict")
+        with h5py.File(h5, "r") as f:
+            rows = f["plan"][:]
+            dnf = [r for r in rows if r["verdict"] == b"does not fit"]
+            # (the plan keeps 5 % of HBM free: --memory-headroom 0.95)
+            check(all(r["memory_peak_bytes"] > 0.95 * r["hbm_capacity_bytes"] for r in dnf),
+                  "plan: a layout that does not fit says no more memory than the HBM it may use")
+            if dnf:
+                check("does not fit in HBM (not simulated; drawn at 0 s): " in plan_section,
+                      "plan: the layouts that do not fit are not drawn")
 
     # A real browser renders it.
     shot = os.path.join(WORK, f"{name}.png")
