@@ -259,6 +259,22 @@ class SweepFigureTest(unittest.TestCase):
         self.assertTrue(np.array_equal(image.filled(np.nan), self.expected().T, equal_nan=True))
 
 
+    def test_a_column_not_swept_gives_each_values_best_point(self):
+        # --x dp: dp is derived (chips / tp), not swept; the line is each dp's fastest feasible
+        # point over every swept key (the capacity curve `--x chips` draws over a chip sweep).
+        with h5py.File(Files.paths["sweep"], "r") as f:
+            rows = f["sweep"][:]
+        dps = sorted({int(r["dp"]) for r in rows})
+        best = {dp: np.nan for dp in dps}
+        for r in rows[rows["feasible"] == 1]:
+            best[int(r["dp"])] = np.fmin(best[int(r["dp"])], r["step_time_s"])
+        ax = podsim_plot.draw(podsim_plot.load(Files.paths["sweep"]), "line", podsim_plot.Options(x="dp")).axes[0]
+        (line,) = [l for l in ax.lines if l.get_label() == "step time (s)"]
+        self.assertTrue(np.array_equal(np.array(line.get_ydata(), dtype=float), np.array([best[d] for d in dps]),
+                                       equal_nan=True))
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], [str(d) for d in dps])
+
+
 class OtherFigureTest(unittest.TestCase):
     def test_plan_winner_and_verdicts(self):
         loaded = podsim_plot.load(Files.paths["plan"])
@@ -360,7 +376,7 @@ class CommandTest(unittest.TestCase):
         for args, named, message in (
             (["notes.h5", "-o", out], "notes.h5", "not an HDF5 file"),
             (["partial.h5"], "partial.h5", "no /critical_path table"),  # and the first two figures not written
-            ([Files.paths["sweep"], "--x", "banana", "-o", out], "sweep.h5", "--x banana: not a swept key"),
+            ([Files.paths["sweep"], "--x", "banana", "-o", out], "sweep.h5", "--x banana: not a swept key or a whole-number column"),
         ):
             with self.subTest(args=args):
                 result = plot(*args, cwd=self.bad)

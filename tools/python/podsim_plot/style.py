@@ -35,8 +35,15 @@ _SCALES = {"B": ("GiB", 2.0 ** -30), "B/s": ("GB/s", 1e-9)}
 _UNIT_SUFFIXES = {"s": "_s", "B": "_bytes", "B/s": "_Bps"}
 
 
-def scaled(unit):
-    """(shown unit, factor) for a column's unit: ("GiB", 2**-30) for "B"."""
+# Columns whose seconds read better in days: a run's time to train (training.tokens).
+_COLUMN_SCALES = {"time_to_train_s": ("days", 1 / 86400), "time_to_train_ideal_s": ("days", 1 / 86400)}
+
+
+def scaled(unit, column=None):
+    """(shown unit, factor) for a column's unit: ("GiB", 2**-30) for "B"; ("days", 1/86400)
+    for a time to train."""
+    if column in _COLUMN_SCALES and unit == "s":
+        return _COLUMN_SCALES[column]
     return _SCALES.get(unit, (unit, 1.0))
 
 
@@ -48,7 +55,7 @@ def label(column, unit):
         return column[: -len("_per_s")].replace("_", " ") + " per second"
     suffix = _UNIT_SUFFIXES.get(unit, "")
     name = column[: -len(suffix)] if suffix and column.endswith(suffix) and column != suffix else column
-    shown, _ = scaled(unit)
+    shown, _ = scaled(unit, column)
     name = name.replace("_", " ")
     return f"{name} ({shown})" if shown not in ("", "1") else name
 

@@ -49,7 +49,7 @@ def _swept_keys(podsim_file, table):
             for c in table.columns if c.startswith("swept_")]
 
 
-def _find(podsim_file, keys, given, option):
+def _find(podsim_file, keys, given, option, table=None):
     wanted = given.replace(".", "_").removeprefix("swept_")
     for key in keys:
         if key.column == "swept_" + wanted:
@@ -57,8 +57,14 @@ def _find(podsim_file, keys, given, option):
     matches = [k for k in keys if k.column.endswith("_" + wanted)]
     if len(matches) == 1:
         return matches[0]
+    # A whole-number column the points have without sweeping it (chips, dp, a derived key):
+    # each value's best point, over every swept key (the capacity curve: --x chips).
+    if not matches and table is not None:
+        for column in (wanted, "derived_" + wanted):
+            if column in table.columns and table[column].dtype.kind == "i" and column not in NOT_METRICS:
+                return Key(column, given, _ordered(table[column]))
     known = ", ".join(k.name for k in keys)
-    what = "ambiguous" if matches else "not a swept key"
+    what = "ambiguous" if matches else "not a swept key or a whole-number column of /sweep"
     raise PlotError(podsim_file.path, f"{option} {given}: {what} (the sweep's keys: {known})")
 
 
@@ -81,13 +87,15 @@ def grid(podsim_file, options, two_keys):
     if not keys:
         raise PlotError(podsim_file.path, "/sweep has no swept_ column")
     varying = [k for k in keys if len(k.values) > 1] or keys
-    x = _find(podsim_file, keys, options.x, "--x") if options.x else varying[0]
+    x = _find(podsim_file, keys, options.x, "--x", table) if options.x else varying[0]
     if options.y:
         y = _find(podsim_file, keys, options.y, "--y")
         if y.column == x.column:
             raise PlotError(podsim_file.path, f"--x and --y are the same key ({x.name})")
-    else:
+    elif x.column.startswith("swept_"):
         y = next((k for k in varying if k.column != x.column and len(k.values) > 1), None)
+    else:
+        y = None  # a column that is not swept: one curve, each value's best point
     if two_keys and y is None:
         raise PlotError(podsim_file.path, f"a heatmap needs two swept keys; this sweep varies only {x.name}")
     metric = _metric(podsim_file, table, options.metric)
@@ -108,7 +116,7 @@ def grid(podsim_file, options, two_keys):
                 values[i, j] = better(points)
     shown = {x.column} | ({y.column} if y else set())
     reduced = [k.name for k in keys if k.column not in shown and len(k.values) > 1]
-    return Grid(x, y, values * style.scaled(unit)[1], reduced, metric, unit)
+    return Grid(x, y, values * style.scaled(unit, metric)[1], reduced, metric, unit)
 
 
 def _title(podsim_file, g, what):
