@@ -1,5 +1,6 @@
 #include "cli/sweep_command.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -38,16 +39,26 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
   const std::size_t train = sweep::metric_index("time_to_train_s");
   std::cout << (s.by_throughput ? "highest-throughput feasible points (their tokens per step differ):\n"
                                 : "fastest feasible points:\n");
-  for (const auto& r : s.fastest) {
+  const auto print_point = [&](const sweep::PointResult& r, const std::string& lead) {
     const auto values = sweep.overrides_at(r.index);
     std::string swept;
     for (std::size_t k = 0; k < keys.size(); ++k) append_joined(swept, " ", keys[k] + "=" + values[k].value);
-    std::snprintf(line, sizeof line, "  #%-6llu %10.4f s/step  %12.0f tokens/s  MFU %5.1f%%  ",
+    std::snprintf(line, sizeof line, "  %s#%-6llu %10.4f s/step  %12.0f tokens/s  MFU %5.1f%%  ", lead.c_str(),
                   static_cast<unsigned long long>(r.index), r.reals[step], r.reals[tokens], 100.0 * r.reals[mfu]);
     std::cout << line;
     // With training.tokens: how long the run takes at this point (runtime/time_to_train.hpp).
     if (const double t = r.reals[train]; !std::isnan(t)) std::cout << output::span_text(t) << " to train  ";
     std::cout << swept << "\n";
+  };
+  for (const auto& r : s.fastest) print_point(r, "");
+  if (s.best_per_chip_count.empty()) return;
+  std::cout << "best point per chip count (most tokens/s):\n";
+  const auto& ints = sweep::metric_schema().ints;
+  const auto chips_at = static_cast<std::size_t>(
+      std::find_if(ints.begin(), ints.end(), [](const auto& c) { return c.first == "chips"; }) - ints.begin());
+  for (const auto& r : s.best_per_chip_count) {
+    std::snprintf(line, sizeof line, "%6lld chips  ", static_cast<long long>(r.ints[chips_at]));
+    print_point(r, line);
   }
 }
 

@@ -71,6 +71,24 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
   return t;
 }
 
+/// Each chip count's point with the most tokens per second, by chip count; empty when the
+/// points share one count. `points` are feasible, in rank order (ties keep the better rank).
+std::vector<PointResult> best_per_chip_count(const std::vector<PointResult>& points) {
+  const auto& ints = metric_schema().ints;
+  const auto chips_at = static_cast<std::size_t>(
+      std::find_if(ints.begin(), ints.end(), [](const auto& c) { return c.first == "chips"; }) - ints.begin());
+  const std::size_t tokens = metric_index("tokens_per_s");
+  std::map<std::int64_t, const PointResult*> best;
+  for (const PointResult& p : points) {
+    const PointResult*& b = best[p.ints[chips_at]];
+    if (b == nullptr || p.reals[tokens] > b->reals[tokens]) b = &p;
+  }
+  std::vector<PointResult> out;
+  if (best.size() < 2) return out;
+  for (const auto& [chips, p] : best) out.push_back(*p);
+  return out;
+}
+
 /// How the /inputs table names an input: relative to the sweep file's folder, so that the
 /// same sweep resumed from another working directory names its files the same way.
 std::string input_key(const config::LoadedSweep& sweep, const std::filesystem::path& input) {
@@ -258,6 +276,7 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
     std::stable_sort(summary.fastest.begin(), summary.fastest.end(), [&](const PointResult& a, const PointResult& b) {
       return summary.by_throughput ? a.reals[tokens] > b.reals[tokens] : a.reals[step] < b.reals[step];
     });
+    summary.best_per_chip_count = best_per_chip_count(summary.fastest);
     if (summary.fastest.size() > 5) summary.fastest.resize(5);
     summary.results = std::move(results);
   }

@@ -46,6 +46,9 @@ struct SweepSummary {
   /// the points train on different numbers of tokens per step (by_throughput).
   std::vector<PointResult> fastest;
   bool by_throughput = false;
+  /// When the feasible points span several chip counts: each count's point with the most
+  /// tokens per second (the shortest time to train), by chip count.
+  std::vector<PointResult> best_per_chip_count;
   std::map<std::uint64_t, PointResult> results;  ///< every point, by index (process 0)
 };
 

@@ -9,7 +9,8 @@ Usage: check_time_to_train.py PODSIM WORK_DIR REPO_ROOT
   text report a "time to train" line. Without training.tokens none of them appears;
 - a resized cluster (--set topology.nodes) trains proportionally longer;
 - `podsim plan --json` gives each ranked layout's time_to_train_s from its tokens_per_s;
-- a sweep with training.tokens has a time_to_train_s column in /sweep; one without has none.
+- a sweep with training.tokens has a time_to_train_s column in /sweep; one without has none;
+  over two chip counts the summary names each count's best point.
 """
 import json
 import math
@@ -93,7 +94,13 @@ for name, tokens in (("with", [TOKENS]), ("without", None)):
     out = os.path.join(WORK, f"sweep-{name}.h5")
     if os.path.exists(out):
         os.remove(out)
-    podsim("sweep", sweep_file, "-q", "-o", out)
+    printed = podsim("sweep", sweep_file, "-q", "-o", out)
+    # Two chip counts: the summary names each count's best point, with its time to train.
+    per_count = printed[printed.find("best point per chip count"):].splitlines()[1:]
+    check(len(per_count) == 2 and per_count[0].split()[0] == "32" and per_count[1].split()[0] == "64",
+          f"best point per chip count:\n{printed}")
+    if tokens:
+        check(all(" to train " in line for line in per_count), f"no time to train per chip count:\n{printed}")
     with h5py.File(out) as f:
         names = f["sweep"].dtype.names
         if tokens:
