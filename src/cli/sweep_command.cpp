@@ -1,6 +1,5 @@
 #include "cli/sweep_command.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -53,9 +52,7 @@ void run_sweep_command(const SweepOptions& options, const Invocation& invocation
   for (const auto& r : s.fastest) print_point(r, "");
   if (s.best_per_chip_count.empty()) return;
   std::cout << "best point per chip count (most tokens/s):\n";
-  const auto& ints = sweep::metric_schema().ints;
-  const auto chips_at = static_cast<std::size_t>(
-      std::find_if(ints.begin(), ints.end(), [](const auto& c) { return c.first == "chips"; }) - ints.begin());
+  const std::size_t chips_at = sweep::int_metric_index("chips");
   for (const auto& r : s.best_per_chip_count) {
     std::snprintf(line, sizeof line, "%6lld chips  ", static_cast<long long>(r.ints[chips_at]));
     print_point(r, line);

@@ -99,7 +99,8 @@ void print_text(const whatif::WhatifResult& r, const WhatifOptions& options, dou
   if (step < 1) {
     std::snprintf(change, sizeof change, "±%g %%", 100 * step);
   } else {
-    std::snprintf(change, sizeof change, "×%g and ÷%g", 1 + step, 1 + step);
+    const double up = whatif::step_factors(step).second;  // the lower one is its inverse
+    std::snprintf(change, sizeof change, "×%g and ÷%g", up, up);
   }
   char line[512];
   std::snprintf(line, sizeof line,

@@ -89,11 +89,8 @@ void rename_for_size(YAML::Node topology, const std::vector<std::string>& before
 
 void apply_overrides_renaming(YAML::Node root, const std::string& topology_key, const std::vector<Override>& overrides,
                               SourceMap& sources) {
-  const auto topology = [&]() -> YAML::Node {
-    const YAML::Node& read = root;  // const: looking must not add the key
-    return topology_key.empty() ? root : YAML::Node(read[topology_key]);
-  };
-  const std::vector<std::string> before = size_tokens(topology());
+  const YAML::Node& read = root;  // const: looking must not add the key
+  const std::vector<std::string> before = size_tokens(topology_key.empty() ? read : read[topology_key]);
   apply_overrides(root, overrides, sources);
   YAML::Node after = topology_key.empty() ? root : YAML::Node(root[topology_key]);
   if (after && after.IsMap()) rename_for_size(after, before, size_tokens(after));

@@ -35,8 +35,6 @@ const Table* find(const ReportInput& in, const std::string& name) {
   return nullptr;
 }
 
-bool has(const Table& t, const std::string& column) { return t.has(column); }
-
 /// A column a figure reads: its name, the type it must hold ("real", "int", "text", as
 /// Column::type_name says), and whether the figure does without it.
 struct Need {
@@ -143,21 +141,18 @@ std::string summary_section(const ReportInput& in, const Table& s) {
              "</div></div>";
   };
   card("step time", checked(s, "step_time_s", 0, fixed(s.reals("step_time_s")[0], 4) + " s"));
-  if (has(s, "tokens_per_s")) card("tokens/s", fixed(s.reals("tokens_per_s")[0], 0));
-  if (has(s, "mfu")) card("MFU", fixed(100 * s.reals("mfu")[0], 1) + " %");
-  if (has(s, "hfu")) card("HFU", fixed(100 * s.reals("hfu")[0], 1) + " %");
-  if (has(s, "memory_peak_bytes") && has(s, "hbm_capacity_bytes")) {
+  if (s.has("tokens_per_s")) card("tokens/s", fixed(s.reals("tokens_per_s")[0], 0));
+  if (s.has("mfu")) card("MFU", fixed(100 * s.reals("mfu")[0], 1) + " %");
+  if (s.has("hfu")) card("HFU", fixed(100 * s.reals("hfu")[0], 1) + " %");
+  if (s.has("memory_peak_bytes") && s.has("hbm_capacity_bytes")) {
     card("memory per chip", fixed(s.reals("memory_peak_bytes")[0] / kGiB, 1) + " / " +
                                 fixed(s.reals("hbm_capacity_bytes")[0] / kGiB, 1) + " GiB");
   }
-  if (has(s, "busiest_link_utilization")) card("busiest link", fixed(100 * s.reals("busiest_link_utilization")[0], 1) + " %");
-  if (has(s, "time_to_train_s")) {
-    const std::string span = span_text(s.reals("time_to_train_s")[0]);
-    card("time to train", span);  // digits, letters and spaces: nothing to escape
-  }
+  if (s.has("busiest_link_utilization")) card("busiest link", fixed(100 * s.reals("busiest_link_utilization")[0], 1) + " %");
+  if (s.has("time_to_train_s")) card("time to train", escape(span_text(s.reals("time_to_train_s")[0])));
   std::string what;
   for (const char* c : {"model", "hardware", "topology", "mesh"}) {
-    if (has(s, c)) what += "<b>" + std::string(c) + "</b> " + escape(s.texts(c)[0]) + " &nbsp; ";
+    if (s.has(c)) what += "<b>" + std::string(c) + "</b> " + escape(s.texts(c)[0]) + " &nbsp; ";
   }
   return section("Summary", "<p>" + what + "</p>" + cards + "</div>\n");
 }
@@ -322,18 +317,18 @@ std::string ranked_layouts_html(const Table& p) {
       {"recompute", "recompute"}, {"network", "network"}, {"largest_overhead", "largest overhead"}};
   std::string out = "<table><tr>";
   for (const auto& [name, label] : cols) {
-    if (has(p, name)) out += "<th>" + escape(label) + "</th>";
+    if (p.has(name)) out += "<th>" + escape(label) + "</th>";
   }
   out += "</tr>\n";
   for (std::size_t r : ranked) {
     out += "<tr>";
     for (const auto& [name, label] : cols) {
-      if (!has(p, name)) continue;
+      if (!p.has(name)) continue;
       std::string cell;
       if (name == "step_time_s") cell = fixed(p.reals(name)[r], 3);
       else if (name == "mfu") cell = fixed(100 * p.reals(name)[r], 1);
       else if (name == "memory_peak_bytes") cell = fixed(p.reals(name)[r] / kGiB, 1);
-      else if (name == "schedule" && has(p, "pp") && p.ints("pp")[r] == 1) cell = "no pipeline";
+      else if (name == "schedule" && p.has("pp") && p.ints("pp")[r] == 1) cell = "no pipeline";
       else cell = p.column(name).text(r, 6);
       out += "<td>" + escape(cell) + "</td>";
     }
@@ -378,7 +373,7 @@ std::string plan_section(const ReportInput& in, const Table& p) {
             escape(p.texts("network")[winner]) + " network.";
   }
   body += "</p>\n" + ranked_layouts_html(p);
-  if (const Table* v = find(in, "plan_verdicts"); v != nullptr && has(*v, "family") && has(*v, "verdict")) {
+  if (const Table* v = find(in, "plan_verdicts"); v != nullptr && v->has("family") && v->has("verdict")) {
     body += "<ul>";
     for (std::size_t r = 0; r < v->rows(); ++r) {
       if (!v->texts("verdict")[r].empty()) body += "<li>" + escape(v->texts("verdict")[r]) + "</li>";

@@ -106,6 +106,14 @@ std::size_t metric_index(const std::string& name) {
   throw std::logic_error("no sweep metric " + name);
 }
 
+std::size_t int_metric_index(const std::string& name) {
+  const auto& ints = metric_schema().ints;
+  for (std::size_t i = 0; i < ints.size(); ++i) {
+    if (ints[i].first == name) return i;
+  }
+  throw std::logic_error("no whole-number sweep metric " + name);
+}
+
 std::vector<char> PointResult::serialize() const {
   ByteWriter w;
   w.u64(feasible ? 1 : 0);

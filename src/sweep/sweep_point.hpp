@@ -37,6 +37,8 @@ struct MetricSchema {
 const MetricSchema& metric_schema();
 /// The position of real metric `name` in PointResult::reals.
 std::size_t metric_index(const std::string& name);
+/// The position of whole-number metric `name` ("chips") in PointResult::ints.
+std::size_t int_metric_index(const std::string& name);
 
 /// Builds point `index`'s scenario (swept values, then derived keys), checks it can run
 /// and fits in memory, and simulates one step. A layout that cannot run, a derived value

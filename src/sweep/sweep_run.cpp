@@ -74,9 +74,7 @@ output::Table make_table(const config::LoadedSweep& sweep, const std::map<std::u
 /// Each chip count's point with the most tokens per second, by chip count; empty when the
 /// points share one count. `points` are feasible, in rank order (ties keep the better rank).
 std::vector<PointResult> best_per_chip_count(const std::vector<PointResult>& points) {
-  const auto& ints = metric_schema().ints;
-  const auto chips_at = static_cast<std::size_t>(
-      std::find_if(ints.begin(), ints.end(), [](const auto& c) { return c.first == "chips"; }) - ints.begin());
+  const std::size_t chips_at = int_metric_index("chips");
   const std::size_t tokens = metric_index("tokens_per_s");
   std::map<std::int64_t, const PointResult*> best;
   for (const PointResult& p : points) {
