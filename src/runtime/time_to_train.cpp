@@ -24,15 +24,9 @@ std::optional<TimeToTrain> time_to_train(const parallelism::TrainingSpec& traini
   const double checkpoint_share = tau > 0 ? c / tau : 0.0;  // no checkpoint cost: save continuously
   const double lost_per_failure = f.restart_s + (tau + c) / 2;
   const double left = 1 - lost_per_failure / t.job_mtbf_s;
-  if (!(left > 0)) {
-    t.total_s = std::numeric_limits<double>::infinity();
-    t.checkpoints_s = t.ideal_s * checkpoint_share;
-    t.failures_s = t.total_s;
-    t.expected_failures = t.total_s;
-    return t;
-  }
-  t.total_s = t.ideal_s * (1 + checkpoint_share) / left;
   t.checkpoints_s = t.ideal_s * checkpoint_share;
+  // Failures faster than a checkpoint period and a restart: the run never finishes (+inf).
+  t.total_s = left > 0 ? t.ideal_s * (1 + checkpoint_share) / left : std::numeric_limits<double>::infinity();
   t.failures_s = t.total_s - t.ideal_s - t.checkpoints_s;
   t.expected_failures = t.total_s / t.job_mtbf_s;
   return t;
