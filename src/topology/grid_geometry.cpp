@@ -115,6 +115,29 @@ int GridGeometry::distance(std::size_t a, std::size_t b) const {
 
 void GridGeometry::set_distances_from_origin(std::vector<int> distances) {
   origin_distance_ = std::move(distances);
+  // From chip 0 to chip d: the first step to a chip one hop closer (from `at` to `dst` it is
+  // the same as from 0 to dst − at).
+  first_step_.assign(size_, -1);
+  for (std::size_t d = 1; d < size_; ++d) {
+    const Coord c = coord(d);
+    for (std::size_t axis = 0; axis < dims_.size() && first_step_[d] < 0; ++axis) {
+      for (int dir : {+1, -1}) {
+        Coord rest = c;  // dst − (0 + dir along axis)
+        rest[axis] -= dir;
+        if (origin_distance_[index(normalize(rest))] == origin_distance_[d] - 1) {
+          first_step_[d] = static_cast<std::int8_t>(axis * 2 + (dir < 0 ? 1 : 0));
+          break;
+        }
+      }
+    }
+  }
+}
+
+int GridGeometry::first_step(std::size_t a, std::size_t b) const {
+  const Coord ca = coord(a);
+  Coord diff = coord(b);
+  for (std::size_t i = 0; i < dims_.size(); ++i) diff[i] -= ca[i];
+  return first_step_[index(normalize(diff))];
 }
 
 }  // namespace podsim::topology

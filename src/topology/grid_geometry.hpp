@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -45,6 +46,11 @@ class GridGeometry {
   /// Needed once for a twisted grid: hop distance from chip 0 to every chip.
   void set_distances_from_origin(std::vector<int> distances);
 
+  /// Twisted grid (after set_distances_from_origin): the first step of a shortest path from
+  /// chip `a` to chip `b` (a ≠ b), the first axis and + before − along which a step gets
+  /// closer, as axis·2 + (1 for −). Looked up by b − a: the grid looks the same from every chip.
+  int first_step(std::size_t a, std::size_t b) const;
+
  private:
   /// Canonical coordinates of an arbitrary integer point (applies wraps and twists).
   Coord normalize(Coord c) const;
@@ -56,6 +62,7 @@ class GridGeometry {
   std::vector<bool> long_axis_;  // extent 2k (twisted only)
   std::size_t size_ = 1;
   std::vector<int> origin_distance_;  // twisted only
+  std::vector<std::int8_t> first_step_;  // twisted only: per b − a, as first_step gives it
 };
 
 }  // namespace podsim::topology

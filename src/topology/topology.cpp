@@ -229,13 +229,8 @@ LinkId Topology::grid_next_link(ChipId at, ChipId dst) const {
     }
   } else {
     // Twisted: the first axis (and + before −) along which a step gets closer.
-    const int remaining = g.distance(local_at, local_dst);
-    for (int axis = 0; axis < g.rank(); ++axis) {
-      for (int dir : {+1, -1}) {
-        const auto next = g.neighbor(local_at, axis, dir);
-        if (next && g.distance(*next, local_dst) == remaining - 1) return link_of(static_cast<std::size_t>(axis), dir);
-      }
-    }
+    const int step = local_at == local_dst ? -1 : g.first_step(local_at, local_dst);
+    if (step >= 0) return link_of(static_cast<std::size_t>(step / 2), step % 2 == 1 ? -1 : +1);
   }
   throw SimulationError("no route between chips " + std::to_string(at) + " and " +
                         std::to_string(dst));
