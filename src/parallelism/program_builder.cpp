@@ -10,6 +10,7 @@
 
 #include "hardware/compute_model.hpp"
 #include "parallelism/layer_segments.hpp"
+#include "parallelism/layer_times.hpp"
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/stage_layers.hpp"
 #include "parallelism/zero3_collectives.hpp"
@@ -447,14 +448,9 @@ class StageBuilder {
     last_ = p_.add(wait, reductions_);
 
     const double params = stage_params();
-    const double updated = c_.parallel.zero >= 1 ? params / zero_shard(c_.parallel) : params;
-    double bytes = updated * optimizer_bytes_per_param(c_.training.precision, c_.parallel.zero);
-    // fp16 needs loss scaling: every gradient is read once more to unscale and check it.
-    if (c_.training.precision.compute == hardware::DType::kFp16) bytes += params * hardware::dtype_bytes(c_.training.precision.grads);
+    const hardware::OpTime update = optimizer_time(c_.model, c_.chip, c_.parallel, c_.training, stage_);
     Task opt;
     opt.category = ComputeCategory::kOptimizer;
-    const hardware::OpTime update =
-        hardware::op_time(c_.chip, activation_dtype(c_.training.precision), hardware::OpCost{0, 0, 0, 0, bytes});
     opt.duration_ps = update.time_ps;
     opt.memory_share = to_share(update.memory_ps, update.time_ps);
     last_ = p_.add(opt);
@@ -518,28 +514,9 @@ workload::Slicing slicing_of(const ParallelSpec& parallel, const TrainingSpec& t
   return s;
 }
 
-namespace {
-
-SimTime total_ps(const std::vector<Segment>& segments) {
-  SimTime t = 0;
-  for (const Segment& s : segments) t += s.duration_ps;
-  return t;
+double tp_buffer_bytes(const workload::ModelSpec& model, const TrainingSpec& training) {
+  return double(training.micro_batch) * training.seq_len * model.hidden * hardware::dtype_bytes(training.precision.comm);
 }
-
-/// A layer whose offload (or reload) transfer of `transfer_ps` outlasts its compute waits
-/// for it at its end: the last compute run is stretched to the transfer's length.
-void wait_for_transfer(std::vector<Segment>& segments, SimTime transfer_ps) {
-  const SimTime compute = total_ps(segments);
-  if (transfer_ps <= compute) return;
-  for (auto it = segments.rbegin(); it != segments.rend(); ++it) {
-    if (!it->collective) {
-      it->duration_ps += transfer_ps - compute;
-      return;
-    }
-  }
-}
-
-}  // namespace
 
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip, const ParallelSpec& parallel,
                     const TrainingSpec& training, ComputeRuns runs) {
@@ -553,31 +530,18 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
   c.comm_bytes = hardware::dtype_bytes(prec.comm);
   c.reduce_bytes = hardware::dtype_bytes(reduce_dtype(prec));
 
-  const workload::Slicing slicing = slicing_of(parallel, training);
-  const workload::LayerWork layer = workload::transformer_layer(model, slicing);
-  const workload::EdgeWork edges = workload::edge_layers(model, slicing);
-  const TpOverlap tp_overlap = training.overlap.tp;
-  c.layer_forward = time_segments(layer.forward, chip, prec, tp_overlap, training.host);
-  c.layer_backward = time_segments(layer.backward, chip, prec, tp_overlap, training.host);
-  const workload::LayerRemat remat = workload::apply_remat(model, layer, training.recompute, slicing);
-  c.layer_recompute = time_segments(remat.rerun, chip, prec, tp_overlap, training.host);
-  const double offload_bytes = workload::tensors_bytes(model, slicing, remat.host);
-  if (offload_bytes > 0 && chip.host_bandwidth_Bps > 0) {
-    // Offloaded tensors go to host memory during the layer's forward and come back for its
-    // backward (pinned-host DMA beside the compute).
-    const SimTime transfer = transfer_time_ps(offload_bytes, chip.host_bandwidth_Bps);
-    wait_for_transfer(c.layer_forward, transfer);
-    wait_for_transfer(c.layer_recompute.empty() ? c.layer_backward : c.layer_recompute, transfer);
-  }
-  c.embedding_forward = time_segments(edges.embedding_forward, chip, prec, tp_overlap);
-  c.embedding_backward = time_segments(edges.embedding_backward, chip, prec, tp_overlap);
-  c.head_forward = time_segments(edges.head_forward, chip, prec, tp_overlap);
-  c.head_backward = time_segments(edges.head_backward, chip, prec, tp_overlap);
+  LayerTimes times = layer_times(model, chip, parallel, training);
+  c.layer_forward = std::move(times.layer_forward);
+  c.layer_backward = std::move(times.layer_backward);
+  c.layer_recompute = std::move(times.layer_recompute);
+  c.embedding_forward = std::move(times.embedding_forward);
+  c.embedding_backward = std::move(times.embedding_backward);
+  c.head_forward = std::move(times.head_forward);
+  c.head_backward = std::move(times.head_backward);
+  const workload::LayerRemat& remat = times.remat;
 
-  const double values_per_activation = double(training.micro_batch) * training.seq_len * model.hidden;
-  // Each tensor-parallel collective moves the whole b·s·h activation; Megatron's pipeline
-  // scatter/gather sends 1/tp of it from each tensor-parallel rank.
-  c.tp_bytes = values_per_activation * c.comm_bytes;
+  // Megatron's pipeline scatter/gather sends 1/tp of the activation from each tensor-parallel rank.
+  c.tp_bytes = tp_buffer_bytes(model, training);
   c.message_bytes = c.tp_bytes / parallel.tp;
   const EdgeParams edge = edge_params(model, parallel);
   c.layer_params = workload::count_params(model).per_layer / parallel.tp;

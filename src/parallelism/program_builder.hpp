@@ -32,6 +32,10 @@ StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& 
                     const ParallelSpec& parallel, const TrainingSpec& training,
                     ComputeRuns runs = ComputeRuns::kFused);
 
+/// The buffer of each tensor-parallel collective (S, nccl-tests sense): the whole b·s·h
+/// activation of a microbatch in the communication dtype.
+double tp_buffer_bytes(const workload::ModelSpec& model, const TrainingSpec& training);
+
 /// Parameters one chip of pipeline `stage` holds (÷ tp; before any ZeRO sharding): its
 /// layers, plus the input embedding on the first virtual stage and the output projection
 /// and final norm on the last (a tied projection on another stage than the embedding is

@@ -1,0 +1,111 @@
+#include "parallelism/step_bound.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "parallelism/layer_times.hpp"
+#include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/stage_layers.hpp"
+
+namespace podsim::parallelism {
+
+namespace {
+
+/// The least time the compute stream spends on `segments` (as StageBuilder::run lays them out)
+/// with tensor-parallel collectives of times `t` (all zero: compute only) among k = tp ranks.
+SimTime stream_ps(const std::vector<Segment>& segments, int k, const std::array<SimTime, 3>& t) {
+  const auto alone = [&](CommOp op) { return t[static_cast<std::size_t>(op)]; };
+  SimTime sum = 0;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const Segment& s = segments[i];
+    if (s.collective && s.partner == Partner::kNext && i + 1 < segments.size()) {
+      // The gather beside the first k − 1 slices of its matmul, the last slice after both.
+      const SimTime m = segments[++i].duration_ps;
+      const SimTime slices = m / k * (k - 1);
+      sum += std::max(slices, alone(s.op)) + (m - slices);
+    } else if (!s.collective && i + 1 < segments.size() && segments[i + 1].partner == Partner::kPrevious) {
+      // The first slice, then the reduce-scatter beside the others; an all-reduce's all-gather after.
+      const SimTime m = s.duration_ps;
+      const SimTime first = k == 1 ? m : m / k;
+      const CommOp op = segments[++i].op;
+      sum += first + std::max(m - first, alone(CommOp::kReduceScatter)) +
+             (op == CommOp::kAllReduce ? alone(CommOp::kAllGather) : 0);
+    } else {
+      sum += s.collective ? alone(s.op) : s.duration_ps;
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip,
+                            const ParallelSpec& parallel, const TrainingSpec& training, const TpTimes* tp) {
+  const hardware::ChipSpec chip = hardware::with_flash_kernel(given_chip, training.flash_kernel);
+  const LayerTimes t = layer_times(model, chip, parallel, training);
+  const std::vector<int> layers = virtual_stage_layers(model, parallel);
+  const int total = parallel.pp * parallel.virtual_stages;
+  // One microbatch's forward and backward compute through each virtual stage (as the program
+  // builder runs them: the embedding before the first, the head after the last).
+  std::vector<SimTime> forward(static_cast<std::size_t>(total)), backward(static_cast<std::size_t>(total));
+  const int k = parallel.tp;
+  for (int vs = 0; vs < total; ++vs) {
+    const auto v = static_cast<std::size_t>(vs);
+    const std::array<SimTime, 3> times = tp ? (*tp)[static_cast<std::size_t>(vs % parallel.pp)] : std::array<SimTime, 3>{};
+    const auto on_stream = [&](const std::vector<Segment>& segments) { return stream_ps(segments, k, times); };
+    forward[v] = layers[v] * on_stream(t.layer_forward);
+    backward[v] = layers[v] * (on_stream(t.layer_recompute) + on_stream(t.layer_backward));
+    if (vs == 0) {
+      forward[v] += on_stream(t.embedding_forward);
+      backward[v] += on_stream(t.embedding_backward);
+    }
+    if (vs == total - 1) {
+      forward[v] += on_stream(t.head_forward);
+      backward[v] += on_stream(t.head_backward);
+    }
+  }
+  // Σ over the virtual stages before `vs` of `pass`.
+  const auto before = [](const std::vector<SimTime>& pass, int vs) {
+    SimTime sum = 0;
+    for (int j = 0; j < vs; ++j) sum += pass[static_cast<std::size_t>(j)];
+    return sum;
+  };
+  const int m = microbatches(parallel, training);
+  const SimTime optimizer_first = optimizer_time(model, chip, parallel, training, 0).time_ps;
+  SimTime bound = 0;
+  for (int s = 0; s < parallel.pp; ++s) {
+    const auto order = stage_schedule(parallel.schedule, parallel.pp, parallel.virtual_stages, m, s);
+    if (order.empty()) continue;
+    SimTime work = 0;
+    int last_backward = -1;
+    for (const PipelineAction& a : order) {
+      const auto vs = static_cast<std::size_t>(a.chunk * parallel.pp + s);
+      work += a.forward ? forward[vs] : backward[vs];
+      if (!a.forward) last_backward = static_cast<int>(vs);
+    }
+    const SimTime start = before(forward, order.front().chunk * parallel.pp + s);
+    const SimTime optimizer = optimizer_time(model, chip, parallel, training, s).time_ps;
+    bound = std::max(bound, start + work + optimizer);
+    if (last_backward > 0) bound = std::max(bound, start + work + before(backward, last_backward) + optimizer_first);
+  }
+  return bound;
+}
+
+SimTime zero3_stream_bound_ps(const workload::ModelSpec& model, const ParallelSpec& parallel,
+                              const TrainingSpec& training, const std::vector<Zero3Times>& times) {
+  if (parallel.zero != 3 || parallel.dp < 2 || training.zero3_collectives != Zero3Collectives::kFlat) return 0;
+  const std::vector<int> layers = virtual_stage_layers(model, parallel);
+  const SimTime m = microbatches(parallel, training);
+  SimTime bound = 0;
+  for (int s = 0; s < parallel.pp && static_cast<std::size_t>(s) < times.size(); ++s) {
+    SimTime on_stage = 0;
+    for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) on_stage += layers[static_cast<std::size_t>(chunk * parallel.pp + s)];
+    const Zero3Times& t = times[static_cast<std::size_t>(s)];
+    const SimTime gathers = m * on_stage * 2 * t.gather_ps;
+    const SimTime reduces = m * on_stage * t.reduce_ps;
+    bound = std::max(bound, training.overlap.dp_serial ? gathers + reduces : std::max(gathers, reduces));
+  }
+  return bound;
+}
+
+}  // namespace podsim::parallelism
