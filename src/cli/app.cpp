@@ -177,6 +177,8 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
       ->excludes("--json");
   plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
+  plan_cmd->add_flag("--exhaustive", plan_opts.exhaustive,
+                     "Simulate every layout instead of searching (no pruning by lower bounds): slow, for checking");
   plan_cmd->add_flag("--force", plan_opts.force,
                      "Simulate even beyond the plan's work budget (20 min of estimated simulation per process)");
   plan_cmd->add_option("--set", plan_opts.sets,

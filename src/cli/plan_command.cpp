@@ -74,6 +74,9 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   run.contention_top = options.contention_top;
   run.progress = !options.quiet;
   run.force = options.force;
+  run.exhaustive = options.exhaustive;
+  // The table's rows and --emit's layout must be ranked exactly.
+  run.exact_ranks = std::max(options.top, options.emit);
   // --set training.recompute=POLICY holds the search at that policy (read and checked as the
   // scenario's key); without it the planner tries the stack's whole menu.
   const auto held = std::find_if(overrides.begin(), overrides.end(),

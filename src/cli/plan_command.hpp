@@ -22,7 +22,8 @@ struct PlanOptions {
   std::string output_file;
   bool json = false;
   bool quiet = false;
-  bool force = false;    ///< --force: beyond the plan's work budget
+  bool force = false;    ///< --force: beyond the plan's work budget (--exhaustive)
+  bool exhaustive = false;  ///< --exhaustive: simulate every layout, prune none
   std::vector<std::string> sets;  ///< overrides of the base scenario (not of what the plan chooses)
   std::string root;               ///< where names are looked up (default: the source tree)
   /// --emit N: print the N-th ranked layout as a scenario `podsim run` takes (0: the table).

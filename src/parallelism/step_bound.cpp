@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "parallelism/layer_times.hpp"
-#include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/stage_layers.hpp"
 
 namespace podsim::parallelism {
@@ -64,29 +63,28 @@ SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::Ch
       backward[v] += on_stream(t.head_backward);
     }
   }
-  // Σ over the virtual stages before `vs` of `pass`.
-  const auto before = [](const std::vector<SimTime>& pass, int vs) {
-    SimTime sum = 0;
-    for (int j = 0; j < vs; ++j) sum += pass[static_cast<std::size_t>(j)];
-    return sum;
-  };
+  // Σ over the virtual stages before each of each pass.
+  std::vector<SimTime> forward_before(static_cast<std::size_t>(total) + 1, 0), backward_before = forward_before;
+  for (std::size_t v = 0; v < forward.size(); ++v) {
+    forward_before[v + 1] = forward_before[v] + forward[v];
+    backward_before[v + 1] = backward_before[v] + backward[v];
+  }
   const int m = microbatches(parallel, training);
   const SimTime optimizer_first = optimizer_time(model, chip, parallel, training, 0).time_ps;
   SimTime bound = 0;
   for (int s = 0; s < parallel.pp; ++s) {
-    const auto order = stage_schedule(parallel.schedule, parallel.pp, parallel.virtual_stages, m, s);
-    if (order.empty()) continue;
+    // Every schedule (pipeline_schedule.hpp) starts a stage with its first chunk's forward of
+    // microbatch 0 and ends it with its first chunk's backward of the last microbatch; in
+    // between it runs each chunk's forward and backward of every microbatch once.
     SimTime work = 0;
-    int last_backward = -1;
-    for (const PipelineAction& a : order) {
-      const auto vs = static_cast<std::size_t>(a.chunk * parallel.pp + s);
-      work += a.forward ? forward[vs] : backward[vs];
-      if (!a.forward) last_backward = static_cast<int>(vs);
+    for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) {
+      const auto vs = static_cast<std::size_t>(chunk * parallel.pp + s);
+      work += m * (forward[vs] + backward[vs]);
     }
-    const SimTime start = before(forward, order.front().chunk * parallel.pp + s);
+    const SimTime start = forward_before[static_cast<std::size_t>(s)];
     const SimTime optimizer = optimizer_time(model, chip, parallel, training, s).time_ps;
     bound = std::max(bound, start + work + optimizer);
-    if (last_backward > 0) bound = std::max(bound, start + work + before(backward, last_backward) + optimizer_first);
+    if (s > 0) bound = std::max(bound, start + work + backward_before[static_cast<std::size_t>(s)] + optimizer_first);
   }
   return bound;
 }

@@ -236,6 +236,9 @@ std::vector<std::string> layout_settings(const Layout& l) {
   return out;
 }
 
+bool pure_data(const Layout& l) { return l.tp == 1 && l.pp == 1; }
+bool pure_model(const Layout& l) { return l.dp == 1; }
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kCannotRun:
@@ -244,6 +247,8 @@ const char* verdict_name(Verdict v) {
       return "does not fit";
     case Verdict::kDominated:
       return "dominated";
+    case Verdict::kPruned:
+      return "pruned";
     default:
       return "simulate";
   }

@@ -68,8 +68,11 @@ enum class Verdict : std::uint8_t {
   kCannotRun,   ///< breaks a layout rule (tp does not divide the heads, …) or cannot be placed
   kDoesNotFit,  ///< needs more HBM than a chip has
   kDominated,   ///< another layout that fits is at least as fast by construction
+  kPruned,      ///< its lower bound is slower than every step the plan ranks exactly (run_plan)
 };
-const char* verdict_name(Verdict v);  ///< "simulate", "cannot run", "does not fit", "dominated"
+inline constexpr std::size_t kVerdicts = 5;
+/// "simulate", "cannot run", "does not fit", "dominated", "pruned"
+const char* verdict_name(Verdict v);
 
 struct Candidate {
   Layout layout;
@@ -90,7 +93,15 @@ struct Candidate {
   double analytical_comm_s = 0;
   double contention_comm_s = 0;
   bool contention_within_budget = true;
+  /// No network runs its step faster (parallelism::step_lower_bound_ps; kSimulate and kPruned).
+  double lower_bound_s = 0;
 };
+
+/// The layouts the plan's verdict lines compare with the winner: pure data parallelism
+/// (tp = pp = 1; with ZeRO off, every chip a full replica, or on, fully sharded) and pure
+/// model parallelism (dp = 1).
+bool pure_data(const Layout& l);
+bool pure_model(const Layout& l);
 
 /// Knobs held at one value (e.g. what a published run states); the others are searched.
 struct FixedKnobs {

@@ -78,7 +78,9 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
       const bool contention = r.contention[c] && r.contention[winner];
       const Outcome& mine = contention ? *r.contention[c] : *r.analytical[c];
       const Outcome& best = contention ? *r.contention[winner] : *r.analytical[winner];
-      line += "best is #" + std::to_string(i + 1) + ", " + describe(r.candidates[c].layout) + ": " +
+      // Beyond the exact ranks the ranking holds only what the search simulated: no number.
+      line += "best is " + (i < r.exact_ranks ? "#" + std::to_string(i + 1) + ", " : std::string()) +
+              describe(r.candidates[c].layout) + ": " +
               fixed(mine.step_s, 3) + " s/step, " + fixed(mine.step_s / best.step_s, 2) + "× the winner's (both on the " +
               (contention ? "contention-aware" : "analytical") + " network)";
     }
@@ -137,7 +139,7 @@ std::string zero_text(const Layout& l) {
 
 
 struct Counts {
-  std::size_t by_verdict[4] = {0, 0, 0, 0};
+  std::size_t by_verdict[kVerdicts] = {};
 };
 
 Counts count(const PlanResult& r) {
@@ -224,7 +226,11 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
          " simulated on the analytical network, the best " + std::to_string(contention_count(r)) +
          " again on the contention-aware network; " + std::to_string(c.by_verdict[2]) + " do not fit in memory, " +
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
-         " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)\n\n";
+         " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
+         (c.by_verdict[4] > 0 ? ", " + std::to_string(c.by_verdict[4]) +
+                                    " pruned (a lower bound of their step is slower than every step ranked here)"
+                              : std::string()) +
+         "\n\n";
   if (r.ranking.empty()) {
     out += "no layout can run on these chips: see the reasons below (and every row with -o plan.h5)\n";
   } else {
@@ -290,6 +296,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.member("cannot_run", c.by_verdict[1]);
   j.member("do_not_fit", c.by_verdict[2]);
   j.member("dominated", c.by_verdict[3]);
+  j.member("pruned", c.by_verdict[4]);
   j.end_object();
   j.key("ranked");
   j.begin_array();
@@ -366,6 +373,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   t.add_real("step_time_s", "s");
   t.add_real("analytical_step_time_s", "s");
   t.add_real("contention_step_time_s", "s");
+  t.add_real("lower_bound_s", "s");
   t.add_real("tokens_per_s", "1/s");
   t.add_real("mfu", "1");
   t.add_real("memory_peak_bytes", "B");
@@ -402,6 +410,8 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.reals("step_time_s").push_back(o ? o->step_s : nan);
     t.reals("analytical_step_time_s").push_back(ran ? r.analytical[k]->step_s : nan);
     t.reals("contention_step_time_s").push_back(r.contention[k] ? r.contention[k]->step_s : nan);
+    const bool bounded = c.verdict == Verdict::kSimulate || c.verdict == Verdict::kPruned;
+    t.reals("lower_bound_s").push_back(bounded ? c.lower_bound_s : nan);
     t.reals("tokens_per_s").push_back(o ? o->tokens_per_s : nan);
     t.reals("mfu").push_back(o ? o->mfu : nan);
     // A layout that does not fit (or was not simulated) says what it would need.

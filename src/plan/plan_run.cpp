@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <functional>
+#include <limits>
 #include <map>
 #include <set>
-#include <cstdio>
+#include <tuple>
 
+#include "output/prediction_band.hpp"
+#include "parallelism/step_bound.hpp"
+#include "runtime/comm_bound.hpp"
 #include "partition/work_distribution.hpp"
 #include "topology/topology.hpp"
 #include "util/error.hpp"
@@ -20,11 +26,11 @@ const Outcome& PlanResult::best_outcome(std::size_t candidate) const {
 
 namespace {
 
-/// Estimated seconds of simulating the plan on each process. Refuses a plan beyond
-/// kPlanSecondsBudget (unless forced), with the estimate: how many layouts, the most
-/// expensive one.
+/// Estimated seconds of simulating every layout of `todo` on each process: all of them (an
+/// exhaustive plan), or the fewest the search must simulate. Refuses a plan beyond
+/// kPlanSecondsBudget (unless forced), with the estimate: how many layouts, the most expensive one.
 double check_cost(const std::vector<Candidate>& candidates, const std::vector<std::uint64_t>& todo, std::size_t second,
-                  std::size_t refine, const PlanOptions& options, const partition::Communicator& comm) {
+                  const PlanOptions& options, const partition::Communicator& comm) {
   // Layouts of one dp × tp × pp and micro batch share their collectives' measurements: each
   // such set pays for its communication once.
   const auto key = [](const Layout& l) { return std::array<int, 4>{l.dp, l.tp, l.pp, l.micro_batch}; };
@@ -39,98 +45,165 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
     if (c.contention_within_budget) contention.push_back(c.build_s + c.contention_comm_s);
     if (largest == candidates.size() || cost(c) > cost(candidates[largest])) largest = i;
   }
-  // The contention-aware network's layouts are not known yet: the dearest of the candidates;
-  // so are the layouts whose other TP overlap is tried (refine): their program again.
+  // The contention-aware network's layouts are not known yet: the dearest of the candidates.
   std::sort(contention.rbegin(), contention.rend());
   for (std::size_t k = 0; k < std::min(second, contention.size()); ++k) total += contention[k];
-  std::vector<double> builds;
-  for (std::uint64_t i : todo) builds.push_back(candidates[i].build_s);
-  std::sort(builds.rbegin(), builds.rend());
-  for (std::size_t k = 0; k < std::min(refine, builds.size()); ++k) total += builds[k];
   const double per_process = total / comm.size();
   if (options.force || per_process <= kPlanSecondsBudget) return per_process;
   char line[160];
-  std::snprintf(line, sizeof line, "about %.0f s of simulation on %d process%s (%zu layouts", per_process, comm.size(),
-                comm.size() == 1 ? "" : "es", todo.size());
+  std::snprintf(line, sizeof line, "about %.0f s of simulation on %d process%s (%zu layouts%s", per_process, comm.size(),
+                comm.size() == 1 ? "" : "es", todo.size(), options.exhaustive ? "" : " its search expects to simulate");
   const std::size_t again = std::min(second, contention.size());
-  throw InputError(std::string("this plan would take ") + line + " on the analytical network" +
+  throw InputError(std::string(options.exhaustive ? "this exhaustive plan would take " : "this plan would take ") +
+                   line + " on the analytical network" +
                    (again > 0 ? ", " + std::to_string(again) + " again on the contention-aware one" : std::string()) +
                    "; the most expensive, " + describe(candidates[largest].layout) +
                    ", about " + units::format_fixed(cost(candidates[largest]), 1) +
                    " s); podsim's budget for a plan is " + units::format_fixed(kPlanSecondsBudget, 0) +
-                   " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), or pass --force");
+                   " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), "
+                   "no --exhaustive, or pass --force");
 }
 
-std::array<int, 3> shape_of(const Layout& l) { return {l.dp, l.tp, l.pp}; }
-
-/// Removes the refinement's variants (from `enumerated` on) that were not simulated, keeping
-/// the ranking's indices pointing at the same layouts.
-void drop_untried(PlanResult& r, std::size_t enumerated) {
-  std::vector<std::size_t> new_index(r.candidates.size());
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    if (i >= enumerated && !r.analytical[i]) continue;
-    new_index[i] = kept;
-    if (kept != i) {
-      r.candidates[kept] = std::move(r.candidates[i]);
-      r.analytical[kept] = std::move(r.analytical[i]);
-      r.contention[kept] = std::move(r.contention[i]);
+/// Appends, for each layout to simulate with tensor parallelism, its variants: the other TP
+/// overlap where the stack can run both, and tp placed on other physical axes (one knob at a
+/// time). They are layouts of their own, searched like the others.
+void add_variants(std::vector<Candidate>& candidates, const topology::Topology& topo, const runtime::Scenario& base) {
+  const std::size_t enumerated = candidates.size();
+  for (std::size_t i = 0; i < enumerated; ++i) {
+    if (candidates[i].verdict != Verdict::kSimulate || candidates[i].layout.tp < 2) continue;
+    std::vector<Layout> tries = other_tp_placements(topo, base, candidates[i].layout);
+    if (auto other = other_tp_overlap(base, candidates[i].layout)) tries.insert(tries.begin(), *other);
+    for (Layout& l : tries) {
+      Candidate v = candidates[i];
+      v.layout = std::move(l);
+      candidates.push_back(std::move(v));
     }
-    ++kept;
   }
-  r.candidates.resize(kept);
-  r.analytical.resize(kept);
-  r.contention.resize(kept);
-  for (std::size_t& k : r.ranking) k = new_index[k];
 }
+
+/// Each layout to simulate gets the lower bound of its compute alone (no network measured).
+/// Layouts differing only in what it does not see (placement) share one; the optimizer step
+/// depends on the ZeRO stage and group.
+void set_compute_bounds(std::vector<Candidate>& candidates, const runtime::Scenario& base) {
+  std::map<std::tuple<int, int, int, int, int, int, bool, int, int>, double> known;
+  for (Candidate& c : candidates) {
+    if (c.verdict != Verdict::kSimulate) continue;
+    const Layout& l = c.layout;
+    const auto key = std::make_tuple(l.dp, l.tp, l.pp, static_cast<int>(l.schedule) * 64 + l.virtual_stages,
+                                     l.micro_batch, static_cast<int>(l.recompute), l.sequence_parallel,
+                                     static_cast<int>(tp_overlap_of(base, l)), l.zero * 1'000'000 + zero_state_group(l));
+    auto [at, fresh] = known.try_emplace(key, 0.0);
+    if (fresh) {
+      const runtime::Scenario s = apply(base, l);
+      at->second = to_seconds(parallelism::step_lower_bound_ps(s.model, s.chip, s.parallel, s.training));
+    }
+    c.lower_bound_s = at->second;
+  }
+}
+
+/// The tighter bound of a layout about to be simulated: its compute with the tensor-parallel
+/// collectives its compute stream waits for, and (ZeRO-3) its data-parallel streams, each
+/// collective timed alone on the analytical network (measurements kept in `memo`, which the
+/// simulations then reuse).
+class Refiner {
+ public:
+  Refiner(const runtime::Scenario& base, runtime::CommMemo& memo)
+      : base_(base),
+        topo_(topology::with_link_efficiency(base.topology, base.chip.efficiency.ici, base.chip.efficiency.dcn)),
+        memo_(memo) {}
+
+  double bound_s(const Layout& l) {
+    const runtime::Scenario s = apply(base_, l);
+    const MeshKey mesh{l.dp, l.tp, l.pp, zero_state_group(l), l.tp_axes, l.micro_batch};
+    auto [tp, fresh] = tp_.try_emplace(mesh);
+    if (fresh) tp->second = runtime::tp_alone_times(s, topo_, memo_);
+    SimTime bound = parallelism::step_lower_bound_ps(s.model, s.chip, s.parallel, s.training,
+                                                     tp->second.empty() ? nullptr : &tp->second);
+    if (l.zero == 3) {
+      auto [dp, fresh_dp] = zero3_.try_emplace(mesh);
+      if (fresh_dp) dp->second = runtime::zero3_alone_times(s, topo_, memo_);
+      bound = std::max(bound, parallelism::zero3_stream_bound_ps(s.model, s.parallel, s.training, dp->second));
+    }
+    return to_seconds(bound);
+  }
+
+ private:
+  using MeshKey = std::tuple<int, int, int, int, std::vector<std::string>, int>;
+  const runtime::Scenario& base_;
+  topology::Topology topo_;
+  runtime::CommMemo& memo_;
+  std::map<MeshKey, parallelism::TpTimes> tp_;
+  std::map<MeshKey, std::vector<parallelism::Zero3Times>> zero3_;
+};
+
+/// The families of the plan's verdict lines a layout belongs to (bits: pure data parallelism
+/// without ZeRO, with ZeRO, pure model parallelism).
+constexpr std::size_t kFamilies = 3;
+unsigned families_of(const Layout& l) {
+  return (pure_data(l) && l.zero == 0 ? 1u : 0u) | (pure_data(l) && l.zero > 0 ? 2u : 0u) | (pure_model(l) ? 4u : 0u);
+}
+
+/// Layouts simulated per batch of the search: fixed, so that what is simulated does not depend
+/// on the number of processes; small, so that the bar falls soon.
+constexpr std::size_t kBatch = 8;
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm) {
   PlanResult result;
   result.candidates = enumerate_layouts(base, options.space);
-  const std::size_t enumerated = result.candidates.size();
-  std::vector<std::uint64_t> todo;
-  for (std::size_t i = 0; i < enumerated; ++i) {
-    if (result.candidates[i].verdict == Verdict::kSimulate) todo.push_back(i);
-  }
-  // Knobs tried only on the best layout of each dp × tp × pp (refine), one at a time: the other TP
-  // overlap where the stack can run both, and tensor parallelism placed on other physical axes
-  // (a shape can lose only by its placement). Every process appends the same variants, so that
-  // their indices agree; those not tried are dropped at the end.
-  const topology::Topology topo(base.topology);
-  std::map<std::size_t, std::vector<std::size_t>> variants_of;  // enumerated candidate → its variants
-  std::size_t most_variants = 0;
-  std::set<std::array<int, 3>> shapes;
-  for (std::uint64_t i : todo) {
-    std::vector<Layout> tries = other_tp_placements(topo, base, result.candidates[i].layout);
-    if (auto other = other_tp_overlap(base, result.candidates[i].layout)) tries.insert(tries.begin(), *other);
-    for (Layout& l : tries) {
-      Candidate v = result.candidates[i];
-      v.layout = std::move(l);
-      variants_of[i].push_back(result.candidates.size());
-      result.candidates.push_back(std::move(v));
-    }
-    most_variants = std::max(most_variants, tries.size());
-    if (!tries.empty()) shapes.insert(shape_of(result.candidates[i].layout));
-  }
+  add_variants(result.candidates, topology::Topology(base.topology), base);
+  runtime::CommMemo memo;  // layouts on the same mesh share their communication measurements
+  set_compute_bounds(result.candidates, base);
+  Refiner refiner(base, memo);
   const std::size_t n = result.candidates.size();
   result.analytical.resize(n);
   result.contention.resize(n);
+  result.exact_ranks = options.exhaustive ? n : options.exact_ranks;
 
-  const std::size_t second = std::min(options.contention_top, todo.size());
-  const std::size_t refinable = shapes.size() * most_variants;
-  const double estimate = check_cost(result.candidates, todo, second, refinable, options, comm);
-  if (options.progress && comm.root()) {
-    std::fprintf(stderr, "[plan] %zu layouts, %zu to simulate (up to %zu again on the contention-aware network): about %.0f s "
-                         "estimated on %d process%s\n",
-                 enumerated, todo.size(), second, estimate, comm.size(), comm.size() == 1 ? "" : "es");
+  // The layouts to simulate.
+  std::vector<std::uint64_t> pool;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (result.candidates[i].verdict == Verdict::kSimulate) pool.push_back(i);
   }
-  ProgressLine progress("plan", "simulations", options.progress && comm.root(), todo.size() + refinable + second, 0,
-                        comm.size());
+  const std::size_t second = std::min(options.contention_top, pool.size());
+  const std::size_t keep = std::max<std::size_t>({options.exact_ranks, second, 1});
+  if (options.exhaustive) {
+    const double estimate = check_cost(result.candidates, pool, second, options, comm);
+    if (options.progress && comm.root()) {
+      std::fprintf(stderr, "[plan] %zu layouts, %zu to simulate (up to %zu again on the contention-aware network): about "
+                           "%.0f s estimated on %d process%s\n",
+                   n, pool.size(), second, estimate, comm.size(), comm.size() == 1 ? "" : "es");
+    }
+  } else {
+    // What the search is expected to simulate: the `keep` layouts of the lowest bounds and
+    // every other within the chip's error band of the lowest (their compute alone cannot tell
+    // them apart).
+    std::vector<std::uint64_t> fewest = pool;
+    std::sort(fewest.begin(), fewest.end(), [&](std::uint64_t a, std::uint64_t b) {
+      const double x = result.candidates[a].lower_bound_s, y = result.candidates[b].lower_bound_s;
+      return x != y ? x < y : a < b;
+    });
+    const double band = 1 + output::prediction_band(base.chip).spread;
+    std::size_t expected = 0;
+    while (expected < fewest.size() &&
+           (expected < keep ||
+            result.candidates[fewest[expected]].lower_bound_s <= band * result.candidates[fewest.front()].lower_bound_s)) {
+      ++expected;
+    }
+    fewest.resize(expected);
+    const double estimate = check_cost(result.candidates, fewest, second, options, comm);
+    if (options.progress && comm.root()) {
+      std::fprintf(stderr, "[plan] %zu layouts, %zu that can run and fit, searched in the order of their lower bounds: "
+                           "about %zu to simulate, %.0f s estimated on %d process%s\n",
+                   n, pool.size(), fewest.size(), estimate, comm.size(), comm.size() == 1 ? "" : "es");
+    }
+  }
+  ProgressLine progress("plan", "simulations", options.progress && comm.root(), pool.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
-  runtime::CommMemo memo;  // layouts on the same mesh share their communication measurements
   auto phase = [&](const std::vector<std::uint64_t>& items, network::Fidelity fidelity,
                    std::vector<std::optional<Outcome>>& into) {
     partition::distribute(
@@ -147,41 +220,112 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     };
   };
 
-  phase(todo, network::Fidelity::kAnalytical, result.analytical);
-  std::vector<std::size_t> order(todo.begin(), todo.end());
-  std::vector<std::uint64_t> refine;
-  if (comm.root()) {
-    std::sort(order.begin(), order.end(), by_time(result.analytical));
-    std::set<std::array<int, 3>> refined;
-    for (std::size_t i : order) {
-      const auto v = variants_of.find(i);
-      if (v == variants_of.end() || !refined.insert(shape_of(result.candidates[i].layout)).second) continue;
-      refine.insert(refine.end(), v->second.begin(), v->second.end());
+  // Branch and bound (process 0 decides, the others simulate what it hands out): a layout is
+  // simulated while its bound is at most its bar, the slowest step it could still matter
+  // for; bars only fall, so a layout passed over stays pruned.
+  std::vector<double> best_steps;  // the exact_ranks best analytical steps so far, ascending
+  std::array<double, kFamilies> family_best;
+  family_best.fill(kNever);
+  const auto bar = [&](const Candidate& c) {
+    double b = best_steps.size() < keep ? kNever : best_steps.back();
+    const unsigned f = families_of(c.layout);
+    for (std::size_t k = 0; k < kFamilies; ++k) {
+      if (f & (1u << k)) b = std::max(b, family_best[k]);
     }
-    progress.set_total(todo.size() + refine.size() + second);
+    return b;
+  };
+  const auto learn = [&](std::uint64_t i) {
+    const double step = result.analytical[i]->step_s;
+    best_steps.insert(std::upper_bound(best_steps.begin(), best_steps.end(), step), step);
+    if (best_steps.size() > keep) best_steps.pop_back();
+    const unsigned f = families_of(result.candidates[i].layout);
+    for (std::size_t k = 0; k < kFamilies; ++k) {
+      if (f & (1u << k)) family_best[k] = std::min(family_best[k], step);
+    }
+  };
+  // The layouts not simulated yet, by (bound, index); a bound is refined (Refiner) when the
+  // layout comes first, and the layout goes back in line with it. Those passed over wait in
+  // `parked` for the tie's bar, which may be higher.
+  std::set<std::pair<double, std::uint64_t>> queue, parked;
+  std::vector<char> refined(n, 0);
+  for (std::uint64_t i : pool) queue.emplace(result.candidates[i].lower_bound_s, i);
+  // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
+  // after each batch).
+  const auto search = [&](const std::function<double(const Candidate&)>& limit) {
+    while (true) {
+      std::vector<std::uint64_t> batch;
+      while (comm.root() && !queue.empty() && batch.size() < kBatch) {
+        const auto [bound, i] = *queue.begin();
+        queue.erase(queue.begin());
+        Candidate& c = result.candidates[i];
+        if (!options.exhaustive && bound > limit(c)) {
+          parked.emplace(bound, i);
+        } else if (!refined[i]) {
+          refined[i] = 1;
+          c.lower_bound_s = std::max(c.lower_bound_s, refiner.bound_s(c.layout));
+          queue.emplace(c.lower_bound_s, i);
+        } else {
+          batch.push_back(i);
+        }
+      }
+      if (comm.sum(batch.empty() ? 0 : 1) == 0) return;
+      phase(batch, network::Fidelity::kAnalytical, result.analytical);
+      if (!comm.root()) continue;
+      for (std::uint64_t i : batch) learn(i);
+      // What is left to simulate at the bars as they stand (at most).
+      std::uint64_t left = 0;
+      for (const auto& [bound, i] : queue) left += options.exhaustive || bound <= limit(result.candidates[i]) ? 1 : 0;
+      progress.set_total(done + left + second);
+    }
+  };
+  search(bar);
+
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (result.analytical[i]) order.push_back(i);
   }
-  phase(refine, network::Fidelity::kAnalytical, result.analytical);
+  std::sort(order.begin(), order.end(), by_time(result.analytical));
   std::vector<std::uint64_t> again;
   if (comm.root()) {
-    order.insert(order.end(), refine.begin(), refine.end());
-    std::sort(order.begin(), order.end(), by_time(result.analytical));
     for (std::size_t i : order) {
       if (again.size() == second) break;
       if (result.candidates[i].contention_within_budget) again.push_back(i);
     }
+    progress.set_total(done + again.size());
   }
   // Only process 0 knows which layouts go again; the others just take what it hands out.
   phase(again, network::Fidelity::kContention, result.contention);
+  std::vector<std::size_t> top(again.begin(), again.end());
+  std::sort(top.begin(), top.end(), by_time(result.contention));
+
+  // The tie: every layout whose bound is within the error band of the winner's step.
+  double tie = 0;
+  if (comm.root() && !order.empty() && options.complete_tie) {
+    const std::size_t winner = top.empty() ? order.front() : top.front();
+    tie = result.best_outcome(winner).step_s * (1 + output::prediction_band(base.chip).spread);
+  }
+  queue.merge(parked);
+  search([&](const Candidate&) { return tie; });
   progress.update(done, true);
   if (!comm.root()) return result;
 
-  std::vector<std::size_t> top(again.begin(), again.end());
-  std::sort(top.begin(), top.end(), by_time(result.contention));
+  order.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (result.analytical[i]) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), by_time(result.analytical));
   result.ranking = top;
   for (std::size_t i : order) {
     if (!result.contention[i]) result.ranking.push_back(i);
   }
-  drop_untried(result, enumerated);
+  for (std::uint64_t i : pool) {
+    Candidate& c = result.candidates[i];
+    if (result.analytical[i]) continue;
+    c.verdict = Verdict::kPruned;
+    c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) +
+               " s (its compute, bubble and the collectives its compute waits for, each alone), more than " +
+               units::format_fixed(std::max(bar(c), tie), 3) + " s, the slowest step the plan ranks exactly";
+  }
   return result;
 }
 

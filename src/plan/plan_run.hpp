@@ -15,6 +15,14 @@ struct PlanOptions {
   /// The best layouts on the analytical network that are simulated again on the
   /// contention-aware one (0: none).
   std::size_t contention_top = 10;
+  /// The ranking is exact this far (the table's rows, --emit's layout); beyond, it holds only
+  /// what the search had to simulate.
+  std::size_t exact_ranks = 10;
+  /// Simulate every layout, pruning nothing: what the search is checked against.
+  bool exhaustive = false;
+  /// Simulate every layout within the chip's error band of the winner (the tie line); off
+  /// where only the winner is wanted (whatif --replan).
+  bool complete_tie = true;
   bool progress = true;  ///< a progress line on stderr (process 0)
   bool force = false;    ///< simulate even beyond kPlanSecondsBudget
 };
@@ -31,18 +39,29 @@ struct PlanResult {
   /// Simulated candidates, best first: those simulated on the contention-aware network by
   /// that step time, then the others by their analytical step time (ties: enumeration order).
   std::vector<std::size_t> ranking;
+  /// The ranking's first exact_ranks are the best of every layout (PlanOptions::exact_ranks;
+  /// every one when exhaustive); beyond, it holds only the layouts the search simulated.
+  std::size_t exact_ranks = 0;
 
   /// The outcome a candidate is ranked by (contention when it has one).
   const Outcome& best_outcome(std::size_t candidate) const;
 };
 
 /// Enumerates the layouts of `base` (its parallelism and micro batch/recompute are
-/// replaced), simulates every one worth it on the analytical network, then the top ones
-/// on the contention-aware network, spread over the processes of `comm` (process 0 hands
-/// out layouts and ranks). The result does not depend on the number of processes. Before
-/// simulating, throws InputError with the estimate when the plan would take more than
-/// kPlanSecondsBudget per process (unless options.force). Layouts whose largest collective
-/// is beyond the budget on the contention-aware network keep their analytical outcome.
+/// replaced) and, for each with tensor parallelism, its variants with the other TP overlap and
+/// with tp placed on other physical axes. Searches them by branch and bound (docs/plan.md):
+/// in the order of their lower bounds (Candidate::lower_bound_s), in batches, it simulates on
+/// the analytical network only the layouts whose bound could still beat the exact_ranks-th
+/// best step, or the best pure data- or model-parallel one; the rest are kPruned. Then the top
+/// ones go again on the contention-aware network, and finally every layout whose bound lies
+/// within the chip's error band of the winner is simulated, so that the tie is complete.
+/// The work is spread over the processes of `comm` (process 0 hands out layouts and ranks);
+/// batches are of a fixed size, so the result does not depend on the number of processes.
+/// options.exhaustive simulates everything. Before simulating, throws InputError with the
+/// estimate when that (or, searching, simulating the exact_ranks layouts of the lowest bounds)
+/// would take more than kPlanSecondsBudget per process, unless forced.
+/// Layouts whose largest collective is beyond the budget on the contention-aware network keep
+/// their analytical outcome.
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm);
 
 }  // namespace podsim::plan

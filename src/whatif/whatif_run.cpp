@@ -144,6 +144,8 @@ Replanned replan(const WhatifRequest& request, const std::vector<config::Overrid
   const runtime::Scenario scenario = config::load_scenario(request.scenario, all, false).scenario;
   plan::PlanOptions options;
   options.contention_top = 0;  // analytical only: one plan per variant
+  options.exact_ranks = 1;     // only the winner is wanted
+  options.complete_tie = false;
   options.progress = false;
   const plan::PlanResult result = plan::run_plan(scenario, options, comm);
   Replanned r;

@@ -11,8 +11,9 @@ Every podsim runs with its address space capped at 4 GiB (not under AddressSanit
              parallelism.dp, with the estimate; dp 2^20 on a 1024 x 1024 torus (contention-aware)
   collective a 1 GiB all-reduce over the 8191-chip ring: exit 2
   plan       the 8191-chip ring and a prime ring of 1,048,573 chips: every layout whose largest
-             collective is beyond the budget is pruned with that reason (exit 0); the 1024 x 1024
-             torus with batch 2^20 and 2^20 single-GPU nodes: exit 2, the plan's estimate
+             collective is beyond the budget is pruned with that reason (exit 0); GPT-3 on the
+             1024 x 1024 torus with batch 2^20 (the search's estimate), GPT 1.7B there and on 2^20
+             single-GPU nodes with --exhaustive: exit 2, the plan's estimate
   sweep      a point beyond the budget is recorded infeasible with the reason; 90,000 points of
              the GPT-3 pod example: exit 2, the sweep's estimate, before simulating any; 10,001
              values of one key are checked with a progress line
@@ -105,10 +106,17 @@ def main():
          "beyond the work budget: its largest collective, dp all-reduce on 1 group of 8191 chips", where="stdout")
     case("plan: a prime ring of 1,048,573 chips", plan + ["-t", "ringprime.yaml", "-b", "1048573"], 0,
          "beyond the work budget", where="stdout")
-    case("plan: a 1024 x 1024 torus, batch 2^20", plan + ["-t", "torus1k.yaml", "-b", "1048576", "-o", "out.h5"], 2,
-         "this plan would take about")
-    case("plan: 2^20 single-GPU nodes", ["plan", "-m", "gpt-1.7b", "--hardware", "a100-80gb", "--root", ROOT, "-q", "-t",
-                                         "gpu1m.yaml", "-b", "1048576"], 2, "podsim's budget for a plan is")
+    # The search: what it expects to simulate (the best layouts' bounds and those within the error
+    # band of the lowest) is beyond the budget for GPT-3 on 2^20 chips; exhaustively, even GPT 1.7B is.
+    case("plan: GPT-3 on a 1024 x 1024 torus, batch 2^20",
+         ["plan", "-m", "gpt3-175b", "--hardware", "tpu-v4", "--root", ROOT, "-q", "-t", "torus1k.yaml", "-b", "1048576",
+          "-o", "out.h5"], 2, "this plan would take about")
+    case("plan: exhaustive on a 1024 x 1024 torus, batch 2^20",
+         plan + ["-t", "torus1k.yaml", "-b", "1048576", "-o", "out.h5", "--exhaustive"], 2,
+         "this exhaustive plan would take about")
+    case("plan: 2^20 single-GPU nodes, exhaustive", ["plan", "-m", "gpt-1.7b", "--hardware", "a100-80gb", "--root", ROOT, "-q",
+                                                     "-t", "gpu1m.yaml", "-b", "1048576", "--exhaustive"], 2,
+         "podsim's budget for a plan is")
 
     with open(w("point.yaml"), "w") as f:
         f.write("schema_version: 1\nbase: ring.yaml\naxes:\n  parallelism.zero: [1, 3]\n")

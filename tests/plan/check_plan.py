@@ -57,11 +57,12 @@ def main():
     check(n == layouts["enumerated"], f"/plan has {n} rows, JSON says {layouts['enumerated']} layouts")
     verdicts = [v.decode() for v in t["verdict"]]
     for name, key in [("simulate", "simulated"), ("cannot run", "cannot_run"), ("does not fit", "do_not_fit"),
-                      ("dominated", "dominated")]:
+                      ("dominated", "dominated"), ("pruned", "pruned")]:
         check(verdicts.count(name) == layouts[key], f"{verdicts.count(name)} rows '{name}', JSON says {layouts[key]}")
     check(list(t["index"]) == list(range(n)), "/plan index is not 0..n-1")
     categories = [c for c in t.dtype.names if c.startswith(("compute_", "comm_")) or c in ("bubble_s", "input_stall_s", "idle_s")]
     check(len(categories) == 11, f"expected 11 time categories, got {categories}")
+    rows = list(t)
     simulated = [r for r in t if r["verdict"].decode() == "simulate"]
     for r in simulated:
         total = sum(float(r[c]) for c in categories)
@@ -95,19 +96,38 @@ def main():
     check(top["tp_axes"].decode() == winner["tp_axes"], "JSON winner's tp_axes differs from /plan rank 1")
 
     # Collective matmul is a knob of the stack (maxtext, megatron-core, torchtitan): the winner's
-    # layout (in podsim's placement of tp) was also tried with the other setting, and was no faster.
+    # layout (in podsim's placement of tp) is also a layout with the other setting, simulated and
+    # no faster, or pruned by a lower bound slower than the winner's step.
     knobs = ("dp", "tp", "pp", "schedule", "virtual_stages", "micro_batch", "zero", "zero_group",
              "sequence_parallel", "recompute")
     if winner["tp"] > 1 and plan.get("stack") in ("maxtext", "megatron-core", "torchtitan"):
-        twins = [r for r in simulated if all(
+        twins = [r for r in rows if all(
             (r[k].decode() if isinstance(r[k], bytes) else r[k]) == (winner[k] if k != "sequence_parallel" else int(winner[k]))
-            for k in knobs) and r["tp_overlap"].decode() != winner["tp_overlap"]]
-        check(len(twins) == 1, f"the winner's layout with the other tp_overlap was not simulated ({len(twins)} rows)")
+            for k in knobs) and r["tp_overlap"].decode() != winner["tp_overlap"] and not r["tp_axes"].decode()]
+        check(len(twins) == 1, f"the winner's layout with the other tp_overlap is not a layout ({len(twins)} rows)")
         for r in twins:
+            verdict = r["verdict"].decode()
+            if verdict == "pruned":
+                check(r["lower_bound_s"] > winner["analytical_step_time_s"],
+                      f"the winner with tp_overlap {r['tp_overlap'].decode()} was pruned by a bound "
+                      f"({r['lower_bound_s']} s) below the winner's step")
+                print(f"winner with tp_overlap {r['tp_overlap'].decode()}: pruned, at least {r['lower_bound_s']:.3f} s")
+                continue
             check(r["step_time_s"] >= winner["step_time_s"],
                   f"the winner with tp_overlap {r['tp_overlap'].decode()} is faster: {r['step_time_s']} s")
             print(f"winner with tp_overlap {r['tp_overlap'].decode()}: {r['step_time_s']:.3f} s "
                   f"(winner, {winner['tp_overlap']}: {winner['step_time_s']:.3f} s)")
+
+    # Branch and bound: a simulated layout's step is never below its bound, and every pruned
+    # layout's bound is above the last exactly ranked step (the table's --top rows).
+    for r in simulated:
+        check(r["lower_bound_s"] <= r["analytical_step_time_s"] * (1 + 1e-12),
+              f"a bound above its simulated step: {r['lower_bound_s']} > {r['analytical_step_time_s']}")
+    pruned = [r for r in rows if r["verdict"].decode() == "pruned"]
+    if pruned and len(by_rank) >= 10:
+        tenth = max(r["analytical_step_time_s"] for r in by_rank[:10])
+        check(min(r["lower_bound_s"] for r in pruned) > tenth, "a pruned layout could have been among the top 10")
+    print(f"{len(simulated)} simulated, {len(pruned)} pruned by their lower bounds")
 
     if expect_dp_oom:
         line = plan["pure_data_parallelism"]

@@ -6,9 +6,11 @@
 #include <numeric>
 
 #include "parallelism/layer_segments.hpp"
+#include "parallelism/layer_times.hpp"
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/stage_layers.hpp"
+#include "parallelism/step_bound.hpp"
 
 namespace podsim::parallelism {
 namespace {
@@ -317,6 +319,61 @@ TEST(HostPacing, SmallMicroBatchesOfASmallGptWaitForTheHost) {
   EXPECT_GT(mb1 / mb8, 1.5) << mb1 << " vs " << mb8 << " ps per token";
   EXPECT_LT(static_cast<double>(mb8_bound), 0.01 * mb8 * 8 * 1024);
 }
+
+TEST(Schedules, EveryStageStartsWithItsFirstChunksForwardAndEndsWithItsBackward) {
+  // What the step's lower bound (step_bound.hpp) takes for granted of every schedule: a stage's
+  // first action is chunk 0's forward of microbatch 0, its last backward is chunk 0's of the last
+  // microbatch, and it runs each chunk's forward and backward of each microbatch once.
+  for (auto [schedule, v] : {std::pair{PipelineSchedule::kGPipe, 1}, std::pair{PipelineSchedule::kOneFOneB, 1},
+                             std::pair{PipelineSchedule::kInterleaved, 2}, std::pair{PipelineSchedule::kInterleaved, 4}}) {
+    for (int pp : {1, 2, 4, 8}) {
+      for (int m : {8, 16, 32}) {
+        for (int stage = 0; stage < pp; ++stage) {
+          const auto order = stage_schedule(schedule, pp, v, m, stage);
+          ASSERT_FALSE(order.empty());
+          EXPECT_TRUE(order.front().forward && order.front().chunk == 0 && order.front().microbatch == 0);
+          const auto last = std::find_if(order.rbegin(), order.rend(), [](const PipelineAction& a) { return !a.forward; });
+          ASSERT_NE(last, order.rend());
+          EXPECT_EQ(last->chunk, 0);
+          EXPECT_EQ(last->microbatch, m - 1);
+          EXPECT_EQ(order.size(), static_cast<std::size_t>(2 * v * m));
+        }
+      }
+    }
+  }
+}
+
+TEST(StepBound, APipelinesBoundIsItsLastStageWithTheFillAndTheDrain) {
+  // 1F1B over p stages of L layers (f and b per layer and microbatch), m microbatches; the
+  // first stage also runs the embedding (e_f, e_b), the last the head (h_f, h_b). The last stage
+  // binds: the first microbatch's forward through the p − 1 stages before it, its own m forwards
+  // and backwards, the last microbatch's backward back through them, and stage 0's optimizer:
+  // (p − 1)·L·f + e_f + m·(L·(f + b) + h_f + h_b) + (p − 1)·L·b + e_b + opt_0, the bubble's
+  // closed form (m + p − 1)·L·(f + b) with the edges on top.
+  const auto m = model(32);
+  const hardware::ChipSpec chip = small_chip();
+  TrainingSpec t;
+  t.global_batch = 16;
+  // The layers run on the chip as the step does: with its fused attention kernel.
+  const LayerTimes times = layer_times(m, hardware::with_flash_kernel(chip, t.flash_kernel), ParallelSpec{}, t);
+  const SimTime f = compute_ps(times.layer_forward), b = compute_ps(times.layer_backward);
+  const SimTime ef = compute_ps(times.embedding_forward), eb = compute_ps(times.embedding_backward);
+  const SimTime hf = compute_ps(times.head_forward), hb = compute_ps(times.head_backward);
+  for (int pp : {1, 2, 4, 8}) {
+    const ParallelSpec p = pipeline(pp);
+    const SimTime layers = 32 / pp;
+    const SimTime opt0 = optimizer_time(m, chip, p, t, 0).time_ps;
+    SimTime expected = 16 * (layers * (f + b) + hf + hb) + ef + eb + opt0;
+    if (pp == 1) {  // one stage runs the embedding for every microbatch too
+      EXPECT_EQ(step_lower_bound_ps(m, chip, p, t), expected + 15 * (ef + eb));
+      continue;
+    }
+    expected += (pp - 1) * layers * (f + b);
+    EXPECT_EQ(step_lower_bound_ps(m, chip, p, t), expected) << "pp " << pp;
+    EXPECT_GE(double(expected), double(16 + pp - 1) * double(layers * (f + b)));
+  }
+}
+
 
 }  // namespace
 }  // namespace podsim::parallelism

@@ -309,53 +309,103 @@ TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
   EXPECT_NE(plan_text(request, r).find(tie), std::string::npos);
 }
 
-TEST(Plan, CollectiveMatmulIsTriedOnEachShapesBestLayoutWhereTheStackRunsIt) {
-  // MaxText (the v5e's stack) runs collective matmul by default and can switch it off: the best
-  // layout (on the analytical network) of each dp × tp × pp with tp > 1 is tried again with TP
-  // blocking, and only that one.
+TEST(Plan, EveryLayoutWithTensorParallelismAlsoRunsWithTheOtherTpOverlapWhereTheStackCan) {
+  // MaxText (the v5e's stack) runs collective matmul by default and can switch it off: each
+  // layout with tp > 1 is also a layout with TP blocking, searched like any other.
   runtime::Scenario base = small_base();
   const partition::Communicator alone(0, 1);
   PlanOptions options;
   options.contention_top = 3;
   options.progress = false;
   const PlanResult r = run_plan(base, options, alone);
-  std::map<std::tuple<int, int, int>, double> best;  // shape → its best original's analytical step
-  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    const Layout& l = r.candidates[i].layout;
-    if (l.tp_overlap || !l.tp_axes.empty() || !r.analytical[i]) continue;
-    const auto shape = std::make_tuple(l.dp, l.tp, l.pp);
-    const auto it = best.find(shape);
-    if (it == best.end() || r.analytical[i]->step_s < it->second) best[shape] = r.analytical[i]->step_s;
+  std::set<std::string> layouts;
+  for (const Candidate& c : r.candidates) layouts.insert(describe(c.layout));
+  std::size_t twins = 0;
+  for (const Candidate& c : r.candidates) {
+    const Layout& l = c.layout;
+    if (l.tp < 2 || l.tp_overlap || !l.tp_axes.empty()) continue;
+    if (c.verdict != Verdict::kSimulate && c.verdict != Verdict::kPruned) continue;
+    Layout blocking = l;
+    blocking.tp_overlap = parallelism::TpOverlap::kNone;
+    EXPECT_NE(describe(blocking).find("TP blocking"), std::string::npos);
+    EXPECT_EQ(layouts.count(describe(blocking)), 1U) << describe(l);
+    ++twins;
   }
-  std::set<std::tuple<int, int, int>> tried;
-  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    const Layout& l = r.candidates[i].layout;
-    if (!l.tp_overlap && l.tp_axes.empty()) continue;
-    ASSERT_TRUE(r.analytical[i].has_value()) << "a variant listed but not simulated: " << describe(l);
-    if (!l.tp_overlap) continue;  // a placement (TensorParallelismIsTriedOnTheOtherFastAxesOnceEach)
-    EXPECT_EQ(*l.tp_overlap, parallelism::TpOverlap::kNone);
-    EXPECT_NE(describe(l).find("TP blocking"), std::string::npos);
-    EXPECT_TRUE(tried.insert({l.dp, l.tp, l.pp}).second) << "two variants of one shape: " << describe(l);
-    // Its partner, the same layout with the base's collective matmul, is its shape's best.
-    Layout partner = l;
-    partner.tp_overlap.reset();
-    bool found = false;
-    for (std::size_t j = 0; j < r.candidates.size(); ++j) {
-      if (describe(r.candidates[j].layout) != describe(partner) || !r.analytical[j]) continue;
-      found = true;
-      EXPECT_EQ(r.analytical[j]->step_s, best.at({l.dp, l.tp, l.pp})) << describe(l);
-    }
-    EXPECT_TRUE(found) << describe(l);
-  }
-  std::size_t shapes_with_tp = 0;
-  for (const auto& [shape, step] : best) shapes_with_tp += std::get<1>(shape) > 1 ? 1 : 0;
-  EXPECT_EQ(tried.size(), shapes_with_tp);
-  EXPECT_GE(tried.size(), 1U);
+  EXPECT_GE(twins, 10U);
   // Where the stack has no collective matmul (Megatron-LM of 2021), it is not tried.
   base.training.stack = workload::Stack::kMegatronLm;
   base.training.overlap.tp = parallelism::TpOverlap::kNone;
   const PlanResult none = run_plan(base, options, alone);
   for (const Candidate& c : none.candidates) EXPECT_FALSE(c.layout.tp_overlap.has_value()) << describe(c.layout);
+}
+
+/// The first layout of `r`'s ranking in a family of the verdict lines (the ranking's size if none).
+std::size_t best_of(const PlanResult& r, bool (*family)(const Layout&)) {
+  for (std::size_t i = 0; i < r.ranking.size(); ++i) {
+    if (family(r.candidates[r.ranking[i]].layout)) return i;
+  }
+  return r.ranking.size();
+}
+
+/// The search against the exhaustive plan: the same exactly ranked layouts, tie and family
+/// bests; every bound below its layout's simulated step; and it simulates fewer layouts.
+void expect_search_matches_exhaustive(const runtime::Scenario& base) {
+  const partition::Communicator alone(0, 1);
+  PlanOptions options;
+  options.contention_top = 3;
+  options.exact_ranks = 5;
+  options.progress = false;
+  const PlanResult search = run_plan(base, options, alone);
+  options.exhaustive = true;
+  options.force = true;
+  const PlanResult all = run_plan(base, options, alone);
+  ASSERT_GE(all.ranking.size(), 5U);
+  ASSERT_EQ(search.candidates.size(), all.candidates.size());
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::size_t a = search.ranking[i], b = all.ranking[i];
+    EXPECT_EQ(describe(search.candidates[a].layout), describe(all.candidates[b].layout)) << "rank " << i + 1;
+    EXPECT_EQ(search.best_outcome(a).step_s, all.best_outcome(b).step_s) << "rank " << i + 1;
+  }
+  const PlanRequest request{base, base.topology.name, 5};
+  EXPECT_EQ(tied_with_winner(request, search), tied_with_winner(request, all));
+  for (auto family : {+[](const Layout& l) { return pure_data(l) && l.zero == 0; },
+                      +[](const Layout& l) { return pure_data(l) && l.zero > 0; }, +[](const Layout& l) { return pure_model(l); }}) {
+    const std::size_t s = best_of(search, family), e = best_of(all, family);
+    ASSERT_EQ(s == search.ranking.size(), e == all.ranking.size());
+    if (e == all.ranking.size()) continue;
+    EXPECT_EQ(describe(search.candidates[search.ranking[s]].layout), describe(all.candidates[all.ranking[e]].layout));
+  }
+  // The bound is a bound: no simulated step beats it (exhaustive: every bound refined).
+  std::size_t simulated = 0, pruned = 0;
+  for (std::size_t i = 0; i < all.candidates.size(); ++i) {
+    if (!all.analytical[i]) continue;
+    EXPECT_LE(all.candidates[i].lower_bound_s, all.analytical[i]->step_s * (1 + 1e-12)) << describe(all.candidates[i].layout);
+    EXPECT_GT(all.candidates[i].lower_bound_s, 0.0);
+  }
+  for (std::size_t i = 0; i < search.candidates.size(); ++i) {
+    simulated += search.analytical[i] ? 1 : 0;
+    if (search.candidates[i].verdict != Verdict::kPruned) continue;
+    ++pruned;
+    EXPECT_NE(search.candidates[i].reason.find("no network runs its step in less than"), std::string::npos);
+  }
+  EXPECT_GT(pruned, 0U);
+  EXPECT_EQ(simulated + pruned, all.ranking.size());
+  // ... and a tight one where it matters: the winner's is within 15 % of its step.
+  const std::size_t w = all.ranking.front();
+  EXPECT_GT(all.candidates[w].lower_bound_s, 0.85 * all.analytical[w]->step_s) << describe(all.candidates[w].layout);
+}
+
+TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnATpuSlice) { expect_search_matches_exhaustive(small_base()); }
+
+TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
+  // Megatron-LM on two DGX A100 nodes: tensor parallelism blocks the compute stream.
+  config::ScenarioParts parts;
+  parts.model = kRoot / "configs/models/gpt-1.7b.yaml";
+  parts.hardware = kRoot / "configs/hardware/a100-80gb.yaml";
+  parts.topology = kRoot / "topologies/a100-dgx-8x8.yaml";
+  parts.global_batch = 64;
+  const runtime::Scenario base = config::compose_scenario(parts, config::parse_overrides({"topology.nodes=2"})).scenario;
+  expect_search_matches_exhaustive(base);
 }
 
 TEST(LayoutSpace, TensorParallelismIsTriedOnTheOtherFastAxesOnceEach) {
