@@ -204,10 +204,10 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), pool.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
-  auto phase = [&](const std::vector<std::uint64_t>& items, network::Fidelity fidelity,
-                   std::vector<std::optional<Outcome>>& into) {
+  auto phase = [&](const partition::Communicator& among, const std::vector<std::uint64_t>& items,
+                   network::Fidelity fidelity, std::vector<std::optional<Outcome>>& into) {
     partition::distribute(
-        comm, items,
+        among, items,
         [&](std::uint64_t i) { return simulate_layout(base, result.candidates[i].layout, fidelity, memo).serialize(); },
         [&](std::uint64_t i, const std::vector<char>& bytes) {
           into[i] = Outcome::deserialize(bytes);
@@ -220,9 +220,13 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     };
   };
 
-  // Branch and bound (process 0 decides, the others simulate what it hands out): a layout is
-  // simulated while its bound is at most its bar, the slowest step it could still matter
-  // for; bars only fall, so a layout passed over stays pruned.
+  // Branch and bound: a layout is simulated while its bound is at most its bar, the slowest
+  // step it could still matter for; bars only fall, so a layout passed over stays pruned.
+  // Process 0 searches alone: its batches are too small to share (the others would wait for
+  // its bounds between them), and it holds the measurements its bounds took, which other
+  // processes would take again. An exhaustive plan shares its simulations out.
+  const partition::Communicator alone(0, 1);
+  const partition::Communicator& searchers = options.exhaustive ? comm : alone;
   std::vector<double> best_steps;  // the exact_ranks best analytical steps so far, ascending
   std::array<double, kFamilies> family_best;
   family_best.fill(kNever);
@@ -252,6 +256,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
   // after each batch).
   const auto search = [&](const std::function<double(const Candidate&)>& limit) {
+    if (!options.exhaustive && !comm.root()) return;
     while (true) {
       std::vector<std::uint64_t> batch;
       while (comm.root() && !queue.empty() && batch.size() < kBatch) {
@@ -268,8 +273,8 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
           batch.push_back(i);
         }
       }
-      if (comm.sum(batch.empty() ? 0 : 1) == 0) return;
-      phase(batch, network::Fidelity::kAnalytical, result.analytical);
+      if (searchers.sum(batch.empty() ? 0 : 1) == 0) return;
+      phase(searchers, batch, network::Fidelity::kAnalytical, result.analytical);
       if (!comm.root()) continue;
       for (std::uint64_t i : batch) learn(i);
       // What is left to simulate at the bars as they stand (at most).
@@ -294,7 +299,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     progress.set_total(done + again.size());
   }
   // Only process 0 knows which layouts go again; the others just take what it hands out.
-  phase(again, network::Fidelity::kContention, result.contention);
+  phase(comm, again, network::Fidelity::kContention, result.contention);
   std::vector<std::size_t> top(again.begin(), again.end());
   std::sort(top.begin(), top.end(), by_time(result.contention));
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "config/overrides.hpp"
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
 #include "output/prediction_band.hpp"
@@ -24,15 +25,20 @@ namespace {
 
 const std::filesystem::path kRoot = PODSIM_SOURCE_DIR;
 
-/// Llama 2 7B on a 4x4 TPU v5e slice (16 chips): small enough to plan in a moment.
-runtime::Scenario small_base(int global_batch = 64) {
+/// The scenario of configs/models/`model`, configs/hardware/`hardware` and topologies/`topology`
+/// (names without .yaml), with `overrides`.
+runtime::Scenario composed(const std::string& model, const std::string& hardware, const std::string& topology,
+                           int global_batch, const std::vector<std::string>& overrides = {}) {
   config::ScenarioParts parts;
-  parts.model = kRoot / "configs/models/llama2-7b.yaml";
-  parts.hardware = kRoot / "configs/hardware/tpu-v5e.yaml";
-  parts.topology = kRoot / "topologies/tpu-v5e-4x4.yaml";
+  parts.model = kRoot / "configs/models" / (model + ".yaml");
+  parts.hardware = kRoot / "configs/hardware" / (hardware + ".yaml");
+  parts.topology = kRoot / "topologies" / (topology + ".yaml");
   parts.global_batch = global_batch;
-  return config::compose_scenario(parts).scenario;
+  return config::compose_scenario(parts, config::parse_overrides(overrides)).scenario;
 }
+
+/// Llama 2 7B on a 4x4 TPU v5e slice (16 chips): small enough to plan in a moment.
+runtime::Scenario small_base(int global_batch = 64) { return composed("llama2-7b", "tpu-v5e", "tpu-v5e-4x4", global_batch); }
 
 bool fits(const runtime::Scenario& s) {
   return !memory::does_not_fit(memory::stage_memory(s.model, s.chip, s.parallel, s.training));
@@ -399,25 +405,14 @@ TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnATpuSlice) { expect_search_
 
 TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
   // Megatron-LM on two DGX A100 nodes: tensor parallelism blocks the compute stream.
-  config::ScenarioParts parts;
-  parts.model = kRoot / "configs/models/gpt-1.7b.yaml";
-  parts.hardware = kRoot / "configs/hardware/a100-80gb.yaml";
-  parts.topology = kRoot / "topologies/a100-dgx-8x8.yaml";
-  parts.global_batch = 64;
-  const runtime::Scenario base = config::compose_scenario(parts, config::parse_overrides({"topology.nodes=2"})).scenario;
-  expect_search_matches_exhaustive(base);
+  expect_search_matches_exhaustive(composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2"}));
 }
 
 TEST(LayoutSpace, TensorParallelismIsTriedOnTheOtherFastAxesOnceEach) {
   // GPT-3 175B on the 8x8x16 twisted v4 torus: podsim places tp 16 as x y[2] (an 8-ring and a
   // piece of another); a closed 16-ring along z is the placement to try, and x and y, alike in
   // every respect, are one placement, not two.
-  config::ScenarioParts parts;
-  parts.model = kRoot / "configs/models/gpt3-175b.yaml";
-  parts.hardware = kRoot / "configs/hardware/tpu-v4.yaml";
-  parts.topology = kRoot / "topologies/tpu-v4-8x8x16-twisted.yaml";
-  parts.global_batch = 1536;
-  const runtime::Scenario base = config::compose_scenario(parts).scenario;
+  const runtime::Scenario base = composed("gpt3-175b", "tpu-v4", "tpu-v4-8x8x16-twisted", 1536);
   const topology::Topology topo(base.topology);
   Layout l;
   l.dp = 64;
