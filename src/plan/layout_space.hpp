@@ -28,10 +28,10 @@ struct Layout {
   bool sequence_parallel = false;
   parallelism::Recompute recompute = parallelism::Recompute::kNone;
   /// Tensor-parallel overlap (training.overlap.tp) where the planner tried the other setting
-  /// than the base scenario's (run_plan's refinement); unset: the base's.
+  /// than the base scenario's (a variant, run_plan); unset: the base's.
   std::optional<parallelism::TpOverlap> tp_overlap;
   /// Physical axes tensor parallelism takes first (parallelism.mesh.tp) where the planner tried
-  /// another placement than podsim's (run_plan's refinement); empty: the base's placement.
+  /// another placement than podsim's (a variant, run_plan); empty: the base's placement.
   std::vector<std::string> tp_axes;
 };
 
