@@ -342,13 +342,19 @@ std::string plan_section(const ReportInput& in, const Table& p) {
           {{"step_time_s", "real"}, {"memory_peak_bytes", "real"}, {"verdict", "text"}, {"rank", "int"},
            {"dp", "int"}, {"tp", "int"}, {"pp", "int"}, {"zero", "int"}, {"network", "text"}});
   svg::Scatter chart;
-  chart.title = "Every simulated layout: step time against memory per chip";
+  chart.title = "Every layout: step time against memory per chip";
   chart.x_label = "memory per chip (GiB)";
   chart.y_label = "step time (s)";
   chart.groups = {"simulated", "does not fit in HBM (not simulated; drawn at 0 s)"};
+  std::vector<svg::Scatter::Point> under;  // drawn first, beneath the simulated layouts
+  // Plans searched by branch and bound (files since 2026-12-06) have layouts pruned by a lower
+  // bound of their step: drawn at that bound, which their step is above.
+  const bool bounded = p.has("lower_bound_s");
+  if (bounded) chart.groups.push_back("pruned (at its bound)");
   std::size_t winner = p.rows();
-  std::size_t infeasible = 0;
+  std::size_t infeasible = 0, pruned = 0;
   std::set<long long> drawn;  // does-not-fit points drawn, by memory in half GiB
+  std::set<std::pair<long long, long long>> drawn_pruned;  // by memory in half GiB and bound in 1 %
   for (std::size_t r = 0; r < p.rows(); ++r) {
     const double step = p.reals("step_time_s")[r];
     const double gib = p.reals("memory_peak_bytes")[r] / kGiB;
@@ -359,13 +365,27 @@ std::string plan_section(const ReportInput& in, const Table& p) {
       if (p.texts("verdict")[r] == "does not fit" && std::isfinite(gib) && drawn.insert(std::llround(2 * gib)).second) {
         chart.points.push_back({gib, 0, 1, false});
       }
+      if (bounded && p.texts("verdict")[r] == "pruned") {
+        ++pruned;
+        const double bound = p.reals("lower_bound_s")[r];
+        if (std::isfinite(gib) && std::isfinite(bound) && bound > 0 &&
+            drawn_pruned.insert({std::llround(2 * gib), std::llround(100 * std::log(bound))}).second) {
+          under.push_back({gib, bound, 2, false});
+        }
+      }
       continue;
     }
     chart.points.push_back({gib, step, 0, p.ints("rank")[r] == 1});
     if (p.ints("rank")[r] == 1) winner = r;
   }
+  chart.points.insert(chart.points.begin(), under.begin(), under.end());
   std::string body = svg::render(chart) + "<p>" + std::to_string(p.rows()) + " layouts enumerated, " +
-                     std::to_string(p.rows() - infeasible) + " simulated (the ring marks the winner).";
+                     std::to_string(p.rows() - infeasible) + " simulated (the ring marks the winner)" +
+                     (pruned > 0 ? ", " + std::to_string(pruned) +
+                                       " pruned: no network runs their step faster than a lower bound (where they are "
+                                       "drawn) that is slower than every step the plan ranks exactly"
+                                 : std::string()) +
+                     ".";
   if (winner < p.rows()) {
     body += " The winner, dp " + std::to_string(p.ints("dp")[winner]) + " × tp " + std::to_string(p.ints("tp")[winner]) +
             " × pp " + std::to_string(p.ints("pp")[winner]) + " (ZeRO-" + std::to_string(p.ints("zero")[winner]) +
@@ -376,7 +396,14 @@ std::string plan_section(const ReportInput& in, const Table& p) {
   if (const Table* v = find(in, "plan_verdicts"); v != nullptr && v->has("family") && v->has("verdict")) {
     body += "<ul>";
     for (std::size_t r = 0; r < v->rows(); ++r) {
-      if (!v->texts("verdict")[r].empty()) body += "<li>" + escape(v->texts("verdict")[r]) + "</li>";
+      // A family's verdict may hold several lines (pure data parallelism with and without ZeRO).
+      const std::string& text = v->texts("verdict")[r];
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        if (end > at) body += "<li>" + escape(text.substr(at, end - at)) + "</li>";
+        at = end + 1;
+      }
     }
     body += "</ul>\n";
   }

@@ -81,17 +81,31 @@ std::string line(double x1, double y1, double x2, double y2, const char* stroke,
          "\" stroke=\"" + stroke + "\"" + extra + "/>\n";
 }
 
-/// A legend of coloured squares, four entries per line, below the title. Returns its height.
+/// Characters of UTF-8 `s` (continuation bytes not counted).
+std::size_t characters(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
+  return n;
+}
+
+/// A legend of coloured squares below the title, entries side by side as wide as their names
+/// (12 px sans-serif: about 6.5 px a character), on a new line when the next does not fit.
+/// Returns its height.
 double legend(std::string& out, const std::vector<std::string>& names, double y) {
   if (names.size() < 2) return 0;
-  const double column = (kWidth - kLeft - kRight) / 4;
+  constexpr double kCharacter = 6.5, kSquare = 14, kGap = 18;
+  double x = kLeft, row = y;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    const double x = kLeft + column * static_cast<double>(i % 4);
-    const double row = y + 16 * static_cast<double>(i / 4);
+    const double width = kSquare + kCharacter * static_cast<double>(characters(names[i]));
+    if (x > kLeft && x + width > kWidth - kRight) {
+      x = kLeft;
+      row += 16;
+    }
     out += rect(x, row - 9, 10, 10, colour(i), names[i]);
-    out += text(x + 14, row, names[i]);
+    out += text(x + kSquare, row, names[i]);
+    x += width + kGap;
   }
-  return 16 * static_cast<double>((names.size() + 3) / 4) + 4;
+  return row - y + 20;
 }
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }

@@ -48,11 +48,13 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
   // The contention-aware network's layouts are not known yet: the dearest of the candidates.
   std::sort(contention.rbegin(), contention.rend());
   for (std::size_t k = 0; k < std::min(second, contention.size()); ++k) total += contention[k];
-  const double per_process = total / comm.size();
+  // The search runs on process 0 alone; an exhaustive plan shares out its simulations.
+  const int processes = options.exhaustive ? comm.size() : 1;
+  const double per_process = total / processes;
   if (options.force || per_process <= kPlanSecondsBudget) return per_process;
   char line[160];
-  std::snprintf(line, sizeof line, "about %.0f s of simulation on %d process%s (%zu layouts%s", per_process, comm.size(),
-                comm.size() == 1 ? "" : "es", todo.size(), options.exhaustive ? "" : " its search expects to simulate");
+  std::snprintf(line, sizeof line, "about %.0f s of simulation on %d process%s (%zu layouts%s", per_process, processes,
+                processes == 1 ? "" : "es", todo.size(), options.exhaustive ? "" : " its search expects to simulate");
   const std::size_t again = std::min(second, contention.size());
   throw InputError(std::string(options.exhaustive ? "this exhaustive plan would take " : "this plan would take ") +
                    line + " on the analytical network" +
@@ -60,8 +62,8 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
                    "; the most expensive, " + describe(candidates[largest].layout) +
                    ", about " + units::format_fixed(cost(candidates[largest]), 1) +
                    " s); podsim's budget for a plan is " + units::format_fixed(kPlanSecondsBudget, 0) +
-                   " s per process: try fewer --micro-batches, --contention-top 0, more processes (mpirun), "
-                   "no --exhaustive, or pass --force");
+                   " s per process: try fewer --micro-batches, --contention-top 0, " +
+                   (options.exhaustive ? "more processes (mpirun), no --exhaustive," : "a smaller --top,") + " or pass --force");
 }
 
 /// Appends, for each layout to simulate with tensor parallelism, its variants: the other TP
@@ -197,8 +199,10 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     const double estimate = check_cost(result.candidates, fewest, second, options, comm);
     if (options.progress && comm.root()) {
       std::fprintf(stderr, "[plan] %zu layouts, %zu that can run and fit, searched in the order of their lower bounds: "
-                           "about %zu to simulate, %.0f s estimated on %d process%s\n",
-                   n, pool.size(), fewest.size(), estimate, comm.size(), comm.size() == 1 ? "" : "es");
+                           "about %zu to simulate, %.0f s estimated%s\n",
+                   n, pool.size(), fewest.size(), estimate,
+                   comm.size() == 1 ? "" : " (the search runs on process 0; the other processes share the "
+                                           "contention-aware confirmations)");
     }
   }
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), pool.size() + second, 0, comm.size());

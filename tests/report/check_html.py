@@ -144,6 +144,12 @@ for name, args in cases.items():
             if dnf:
                 check("does not fit in HBM (not simulated; drawn at 0 s): " in plan_section,
                       "plan: the layouts that do not fit are not drawn")
+            pruned = [r for r in rows if r["verdict"] == b"pruned"]
+            if pruned:
+                check("pruned (at its bound): " in plan_section,
+                      "plan: the pruned layouts are not drawn")
+                check(f", {len(pruned)} pruned: no network runs their step faster" in plan_section,
+                      "plan: the page does not say how many layouts were pruned")
 
     # A real browser renders it.
     shot = os.path.join(WORK, f"{name}.png")
