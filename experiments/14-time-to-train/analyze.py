@@ -38,17 +38,21 @@ print("A. 300B tokens on 64 to 16,384 A100s (a GPU fails every 50,000 h; 60 s ch
 px.print_table(header_a, rows_a, "%.4g")
 px.write_csv(os.path.join(out, "size.csv"), header_a, rows_a)
 
-rows_b = []
-for c, f in cases("B-checkpoint*.h5"):
-    s = px.summary(f)
-    rows_b.append((c, s["checkpoint_interval_s"] / 60, s["time_to_train_s"] / HOUR, overhead(s)))
+def largest_cluster(pattern, minutes):
+    """Parts B and C: per value of the swept knob, `minutes` of the summary (in minutes), the time
+    to train with failures (h) and the failures' overhead (%)."""
+    rows = []
+    for value, f in cases(pattern):
+        s = px.summary(f)
+        rows.append((value, s[minutes] / 60, s["time_to_train_s"] / HOUR, overhead(s)))
+    return rows
+
+
+rows_b = largest_cluster("B-checkpoint*.h5", "checkpoint_interval_s")
 print("\nB. The largest cluster: the checkpoint's cost")
 px.print_table(["checkpoint_s", "checkpoint_every_min", "with_failures_h", "overhead_%"], rows_b, "%.4g")
 
-rows_c = []
-for m, f in cases("C-mtbf*.h5"):
-    s = px.summary(f)
-    rows_c.append((m, s["job_mtbf_s"] / 60, s["time_to_train_s"] / HOUR, overhead(s)))
+rows_c = largest_cluster("C-mtbf*.h5", "job_mtbf_s")
 print("\nC. The largest cluster: one GPU's MTBF")
 px.print_table(["gpu_mtbf_h", "job_mtbf_min", "with_failures_h", "overhead_%"], rows_c, "%.4g")
 

@@ -158,17 +158,16 @@ std::size_t contention_count(const PlanResult& r) {
 
 std::string pure_data_parallel_verdict(const PlanRequest& q, const PlanResult& r) {
   const auto chips = topology::chip_count(q.base.topology);
-  const auto data_only = [](const Layout& l) { return l.tp == 1 && l.pp == 1; };
   return verdict(q, r, Family{"pure data parallelism (dp " + std::to_string(chips) + ", every chip a full replica)",
-                              data_only, [](int zero) { return zero == 0; }, 0}) +
+                              pure_data, [](int zero) { return zero == 0; }, 0}) +
          "\n" +
-         verdict(q, r, Family{"fully sharded data parallelism (dp " + std::to_string(chips) + ", ZeRO-1/2/3)", data_only,
+         verdict(q, r, Family{"fully sharded data parallelism (dp " + std::to_string(chips) + ", ZeRO-1/2/3)", pure_data,
                               [](int zero) { return zero > 0; }, 3});
 }
 
 std::string pure_model_parallel_verdict(const PlanRequest& q, const PlanResult& r) {
   return verdict(q, r, Family{"pure model parallelism (dp 1, tp × pp = every chip)",
-                              [](const Layout& l) { return l.dp == 1; }, [](int) { return true; }, 0});
+                              pure_model, [](int) { return true; }, 0});
 }
 
 std::size_t tied_with_winner(const PlanRequest& q, const PlanResult& r) {

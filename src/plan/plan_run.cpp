@@ -87,13 +87,14 @@ void add_variants(std::vector<Candidate>& candidates, const topology::Topology& 
 /// Layouts differing only in what it does not see (placement) share one; the optimizer step
 /// depends on the ZeRO stage and group.
 void set_compute_bounds(std::vector<Candidate>& candidates, const runtime::Scenario& base) {
-  std::map<std::tuple<int, int, int, int, int, int, bool, int, int>, double> known;
+  using Key = std::tuple<int, int, int, parallelism::PipelineSchedule, int, int, parallelism::Recompute, bool,
+                         parallelism::TpOverlap, int, int>;
+  std::map<Key, double> known;
   for (Candidate& c : candidates) {
     if (c.verdict != Verdict::kSimulate) continue;
     const Layout& l = c.layout;
-    const auto key = std::make_tuple(l.dp, l.tp, l.pp, static_cast<int>(l.schedule) * 64 + l.virtual_stages,
-                                     l.micro_batch, static_cast<int>(l.recompute), l.sequence_parallel,
-                                     static_cast<int>(tp_overlap_of(base, l)), l.zero * 1'000'000 + zero_state_group(l));
+    const Key key{l.dp,          l.tp,        l.pp,   l.schedule,         l.virtual_stages,      l.micro_batch,
+                  l.recompute,   l.sequence_parallel, tp_overlap_of(base, l), l.zero, zero_state_group(l)};
     auto [at, fresh] = known.try_emplace(key, 0.0);
     if (fresh) {
       const runtime::Scenario s = apply(base, l);
@@ -109,15 +110,16 @@ void set_compute_bounds(std::vector<Candidate>& candidates, const runtime::Scena
 /// simulations then reuse).
 class Refiner {
  public:
-  Refiner(const runtime::Scenario& base, runtime::CommMemo& memo)
-      : base_(base),
-        topo_(topology::with_link_efficiency(base.topology, base.chip.efficiency.ici, base.chip.efficiency.dcn)),
-        memo_(memo) {}
+  /// `topo`: the base scenario's, with the chip's link efficiencies applied.
+  Refiner(const runtime::Scenario& base, const topology::Topology& topo, runtime::CommMemo& memo)
+      : base_(base), topo_(topo), memo_(memo) {}
 
   double bound_s(const Layout& l) {
     const runtime::Scenario s = apply(base_, l);
-    const MeshKey mesh{l.dp, l.tp, l.pp, zero_state_group(l), l.tp_axes, l.micro_batch};
-    auto [tp, fresh] = tp_.try_emplace(mesh);
+    // The mesh, and the buffer of tensor-parallel collectives (the micro batch); ZeRO-3's
+    // per-layer collectives do not depend on the micro batch.
+    const MeshKey mesh{l.dp, l.tp, l.pp, zero_state_group(l), l.tp_axes};
+    auto [tp, fresh] = tp_.try_emplace({mesh, l.micro_batch});
     if (fresh) tp->second = runtime::tp_alone_times(s, topo_, memo_);
     SimTime bound = parallelism::step_lower_bound_ps(s.model, s.chip, s.parallel, s.training,
                                                      tp->second.empty() ? nullptr : &tp->second);
@@ -130,11 +132,11 @@ class Refiner {
   }
 
  private:
-  using MeshKey = std::tuple<int, int, int, int, std::vector<std::string>, int>;
+  using MeshKey = std::tuple<int, int, int, int, std::vector<std::string>>;
   const runtime::Scenario& base_;
-  topology::Topology topo_;
+  const topology::Topology& topo_;
   runtime::CommMemo& memo_;
-  std::map<MeshKey, parallelism::TpTimes> tp_;
+  std::map<std::pair<MeshKey, int>, parallelism::TpTimes> tp_;
   std::map<MeshKey, std::vector<parallelism::Zero3Times>> zero3_;
 };
 
@@ -156,10 +158,14 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, const partition::Communicator& comm) {
   PlanResult result;
   result.candidates = enumerate_layouts(base, options.space);
-  add_variants(result.candidates, topology::Topology(base.topology), base);
+  // One topology for placing the variants and measuring the bounds' collectives (link
+  // efficiencies change no placement).
+  const auto& eff = base.chip.efficiency;
+  const topology::Topology topo(topology::with_link_efficiency(base.topology, eff.ici, eff.dcn));
+  add_variants(result.candidates, topo, base);
   runtime::CommMemo memo;  // layouts on the same mesh share their communication measurements
   set_compute_bounds(result.candidates, base);
-  Refiner refiner(base, memo);
+  Refiner refiner(base, topo, memo);
   const std::size_t n = result.candidates.size();
   result.analytical.resize(n);
   result.contention.resize(n);

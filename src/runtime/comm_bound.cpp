@@ -29,15 +29,15 @@ void with_analytical_model(const Scenario& s, const topology::Topology& topo, Co
 parallelism::TpTimes tp_alone_times(const Scenario& s, const topology::Topology& topo, CommMemo& memo) {
   if (s.parallel.tp < 2) return {};
   parallelism::TpTimes out(static_cast<std::size_t>(s.parallel.pp));
-  with_analytical_model(s, topo, memo, [&](NetworkCommModel& comm) {
   const double bytes = parallelism::tp_buffer_bytes(s.model, s.training);
   using parallelism::CommOp;
-  for (int stage = 0; stage < s.parallel.pp; ++stage) {
-    for (CommOp op : {CommOp::kAllReduce, CommOp::kAllGather, CommOp::kReduceScatter}) {
-      out[static_cast<std::size_t>(stage)][static_cast<std::size_t>(op)] =
-          comm.collective(parallelism::CommAxis::kTp, op, bytes, stage, -1).alone_ps();
+  with_analytical_model(s, topo, memo, [&](NetworkCommModel& comm) {
+    for (int stage = 0; stage < s.parallel.pp; ++stage) {
+      for (CommOp op : {CommOp::kAllReduce, CommOp::kAllGather, CommOp::kReduceScatter}) {
+        out[static_cast<std::size_t>(stage)][static_cast<std::size_t>(op)] =
+            comm.collective(parallelism::CommAxis::kTp, op, bytes, stage, -1).alone_ps();
+      }
     }
-  }
   });
   return out;
 }
