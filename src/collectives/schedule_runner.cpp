@@ -97,12 +97,23 @@ class Runner final : public network::TransferListener {
 
 }  // namespace
 
+network::ContentionModel contention_model(const network::NetworkSpec& net, const Schedule& schedule) {
+  if (net.fidelity != network::Fidelity::kContention || net.contention != network::ContentionModel::kAuto) {
+    return net.contention;
+  }
+  double bytes = 0;
+  for (TransferIndex i = 0; i < schedule.size(); ++i) bytes += static_cast<double>(schedule.transfer(i).bytes);
+  return network::contention_model_for(net, schedule.size() == 0 ? 0.0 : bytes / static_cast<double>(schedule.size()));
+}
+
 ScheduleResult run_schedule(const topology::Topology& topo, const network::NetworkSpec& net_spec,
                             const Schedule& schedule, const RunPart& part) {
   core::SequentialSynchronizer sequential;
   core::Simulator sim(part.sync != nullptr ? *part.sync : static_cast<core::Synchronizer&>(sequential));
   Runner runner(schedule, part.local);
-  const auto net = network::make_network(net_spec, topo, sim, 0, runner, part.local);
+  network::NetworkSpec resolved = net_spec;
+  resolved.contention = contention_model(net_spec, schedule);
+  const auto net = network::make_network(resolved, topo, sim, 0, runner, part.local);
   runner.attach(*net);
   runner.start(sim);
   sim.run();

@@ -23,6 +23,10 @@ struct RunPart {
   network::LocalVertices local;        ///< empty: every vertex
 };
 
+/// How a contention-aware run of `schedule` moves its messages: as flows or as chunks
+/// (network.contention; `auto` by the schedule's mean message size).
+network::ContentionModel contention_model(const network::NetworkSpec& net, const Schedule& schedule);
+
 /// Executes a schedule on a network. Each transfer is sent from its source chip the moment
 /// its dependencies are met, all observed at that chip: a dependency on a transfer the same
 /// chip sent is met when its last byte has left (the buffer is free); a dependency on a

@@ -2,6 +2,9 @@
 
 #include "network/analytical_network.hpp"
 #include "network/contention_network.hpp"
+#include "network/flow_network.hpp"
+
+#include <stdexcept>
 
 namespace podsim::network {
 
@@ -27,10 +30,19 @@ void bind_network_entities(const topology::Topology& topo, core::Simulator& sim,
   }
 }
 
+ContentionModel contention_model_for(const NetworkSpec& spec, double mean_bytes) {
+  if (spec.contention != ContentionModel::kAuto) return spec.contention;
+  return mean_bytes >= static_cast<double>(spec.flow_min_bytes) ? ContentionModel::kFlow : ContentionModel::kChunk;
+}
+
 std::unique_ptr<NetworkModel> make_network(const NetworkSpec& spec,
                                            const topology::Topology& topo,
                                            core::Simulator& sim, core::EntityId first_entity,
                                            TransferListener& listener, const LocalVertices& local) {
+  if (spec.fidelity == Fidelity::kContention && spec.contention == ContentionModel::kFlow) {
+    if (!local.empty()) throw std::logic_error("the flow-level network model cannot be partitioned");
+    return std::make_unique<FlowNetwork>(topo, sim, first_entity, listener);
+  }
   if (spec.fidelity == Fidelity::kContention) {
     return std::make_unique<ContentionNetwork>(spec, topo, sim, first_entity, listener, local);
   }

@@ -15,10 +15,28 @@ inline constexpr std::array<Fidelity, 2> kFidelities{Fidelity::kAnalytical, Fide
 /// "analytical", "contention": as written in configs and outputs.
 inline const char* fidelity_name(Fidelity f) { return f == Fidelity::kContention ? "contention" : "analytical"; }
 
+/// How the contention-aware model moves a message (`network.contention`).
+enum class ContentionModel {
+  kAuto,   ///< flows for a schedule whose mean message is at least flow_min_bytes, else chunks
+  kFlow,   ///< one fluid flow per message, max-min fair link sharing (network/flow_network.hpp)
+  kChunk,  ///< messages cut into chunks queued link by link (network/contention_network.hpp)
+};
+inline constexpr std::array<ContentionModel, 3> kContentionModels{ContentionModel::kAuto, ContentionModel::kFlow,
+                                                                  ContentionModel::kChunk};
+/// "auto", "flow", "chunk": as written in configs.
+inline const char* contention_model_name(ContentionModel m) {
+  return m == ContentionModel::kFlow ? "flow" : m == ContentionModel::kChunk ? "chunk" : "auto";
+}
+
 /// Settings of the network models.
 struct NetworkSpec {
   Fidelity fidelity = Fidelity::kAnalytical;
-  /// Contention model: a message is cut into chunks of at least this size...
+  /// Contention-aware: flows or chunks, or chosen by message size.
+  ContentionModel contention = ContentionModel::kAuto;
+  /// Under kAuto: a schedule whose transfers carry at least this many bytes on average runs as
+  /// flows.
+  std::uint64_t flow_min_bytes = 1024 * 1024;
+  /// Chunk model: a message is cut into chunks of at least this size...
   std::uint64_t min_chunk_bytes = 64 * 1024;
   /// ...and into at most this many chunks (larger chunks for larger messages).
   std::uint32_t max_chunks = 16;

@@ -9,7 +9,9 @@ namespace podsim::partition {
 
 collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, const network::NetworkSpec& net,
                                              const collectives::Schedule& schedule) {
-  if (comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers) {
+  // The flow model's rates are global: every process runs it whole (same answer everywhere).
+  if (comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers ||
+      collectives::contention_model(net, schedule) == network::ContentionModel::kFlow) {
     return collectives::run_schedule(topo, net, schedule);
   }
 

@@ -21,10 +21,28 @@ topology::Topology line(int n) {
       topology::TopologySpec{"line", topology::GridSpec{{n}, {false}, false, {kB, kAlpha}}});
 }
 
+/// A network model as a test asks for it: analytical, or contention-aware as chunks or flows.
+struct Model {
+  Fidelity fidelity = Fidelity::kAnalytical;
+  ContentionModel contention = ContentionModel::kChunk;
+};
+constexpr Model kAnalytical{Fidelity::kAnalytical, ContentionModel::kChunk};
+constexpr Model kChunks{Fidelity::kContention, ContentionModel::kChunk};
+constexpr Model kFlows{Fidelity::kContention, ContentionModel::kFlow};
+constexpr Model kEveryModel[] = {kAnalytical, kChunks, kFlows};
+constexpr Model kContended[] = {kChunks, kFlows};
+
+NetworkSpec spec_of(Model m) {
+  NetworkSpec spec;
+  spec.fidelity = m.fidelity;
+  spec.contention = m.contention;
+  return spec;
+}
+
 /// Sends transfers and records when each arrived.
 struct Harness final : TransferListener {
-  Harness(const topology::Topology& topo, Fidelity fidelity)
-      : sim(sync), net(make_network(NetworkSpec{fidelity, 64 * 1024, 16}, topo, sim, 0, *this)) {}
+  Harness(const topology::Topology& topo, Model model)
+      : sim(sync), net(make_network(spec_of(model), topo, sim, 0, *this)) {}
   void transfer_departed(core::Simulator& s, std::uint32_t tag) override { departed[tag] = s.now(); }
   void transfer_done(core::Simulator& s, std::uint32_t tag) override { done[tag] = s.now(); }
   core::SequentialSynchronizer sync;
@@ -36,7 +54,7 @@ struct Harness final : TransferListener {
 
 TEST(Network, OneTransferTakesLatencyPlusBytesOverBandwidthOnBothModels) {
   const auto topo = line(5);
-  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+  for (const Model f : kEveryModel) {
     Harness h(topo, f);
     // 4 hops, 10 MB: 4·α + 10e6/B. The contention model pipelines chunks cut-through, so
     // hops add latency only, as on the analytical model.
@@ -55,7 +73,7 @@ TEST(Network, OneTransferTakesLatencyPlusBytesOverBandwidthOnBothModels) {
 
 TEST(Network, ZeroBytesPayLatencyAndSelfSendsAreImmediate) {
   const auto topo = line(3);
-  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+  for (const Model f : kEveryModel) {
     Harness h(topo, f);
     h.net->send(h.sim, 0, 2, 0, 1);
     h.net->send(h.sim, 1, 1, 4096, 2);
@@ -69,10 +87,10 @@ TEST(Network, TransfersSharingALinkShareItsBandwidthOnlyOnTheContentionModel) {
   const auto topo = line(3);
   const double bytes = 100e6;
   const SimTime alone = kAlpha + transfer_time_ps(bytes, kB);
-  {
-    Harness h(topo, Fidelity::kContention);
-    // Both leave chip 0 on link 0->1: they alternate chunks, so both finish after about
-    // twice the serialization time.
+  for (const Model m : kContended) {
+    Harness h(topo, m);
+    // Both leave chip 0 on link 0->1: they alternate chunks (or share it as fluids), so both
+    // finish after about twice the serialization time.
     h.net->send(h.sim, 0, 1, 100'000'000, 1);
     h.net->send(h.sim, 0, 2, 100'000'000, 2);
     h.sim.run();
@@ -82,7 +100,7 @@ TEST(Network, TransfersSharingALinkShareItsBandwidthOnlyOnTheContentionModel) {
     EXPECT_NEAR(ratio2, 2.0, 0.1);
   }
   {
-    Harness h(topo, Fidelity::kAnalytical);
+    Harness h(topo, kAnalytical);
     h.net->send(h.sim, 0, 1, 100'000'000, 1);
     h.net->send(h.sim, 0, 2, 100'000'000, 2);
     h.sim.run();
@@ -92,19 +110,21 @@ TEST(Network, TransfersSharingALinkShareItsBandwidthOnlyOnTheContentionModel) {
 
 TEST(Network, OppositeDirectionsDoNotContend) {
   const auto topo = line(2);
-  Harness h(topo, Fidelity::kContention);
-  h.net->send(h.sim, 0, 1, 50'000'000, 1);
-  h.net->send(h.sim, 1, 0, 50'000'000, 2);
-  h.sim.run();
-  EXPECT_EQ(h.done.at(1), kAlpha + transfer_time_ps(50e6, kB));
-  EXPECT_EQ(h.done.at(2), h.done.at(1));
+  for (const Model m : kContended) {
+    Harness h(topo, m);
+    h.net->send(h.sim, 0, 1, 50'000'000, 1);
+    h.net->send(h.sim, 1, 0, 50'000'000, 2);
+    h.sim.run();
+    EXPECT_EQ(h.done.at(1), kAlpha + transfer_time_ps(50e6, kB));
+    EXPECT_EQ(h.done.at(2), h.done.at(1));
+  }
 }
 
 TEST(Network, ASlowLinkDownstreamIsTheBottleneck) {
   // GPU -> fabric at 25 GB/s, fabric -> GPU at 25 GB/s; inside a node 300 GB/s.
   const topology::Topology topo(topology::TopologySpec{
       "gpu", topology::SwitchSpec{2, 2, {300e9, 1'000'000}, {25e9, 3'000'000}}});
-  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+  for (const Model f : kEveryModel) {
     Harness h(topo, f);
     h.net->send(h.sim, 0, 2, 40'000'000, 1);  // across nodes
     h.net->send(h.sim, 0, 1, 40'000'000, 2);  // inside the node
@@ -118,7 +138,7 @@ TEST(Network, ASlowLinkDownstreamIsTheBottleneck) {
 TEST(Network, ADelayedSendStartsLaterAndKeepsTheLinkFreeMeanwhile) {
   const auto topo = line(2);
   const SimTime delay = 5'000'000;
-  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+  for (const Model f : kEveryModel) {
     Harness h(topo, f);
     h.net->send(h.sim, 0, 1, 10'000'000, 1, delay);
     h.sim.run();
@@ -128,9 +148,9 @@ TEST(Network, ADelayedSendStartsLaterAndKeepsTheLinkFreeMeanwhile) {
     // The link was busy only for the serialization.
     EXPECT_LE(std::llabs(h.net->link_usage()[0].busy_ps - transfer_time_ps(10e6, kB)), 16);
   }
-  {
-    // On the contention model another transfer uses the link during the delay.
-    Harness h(topo, Fidelity::kContention);
+  for (const Model m : kContended) {
+    // On the contention models another transfer uses the link during the delay.
+    Harness h(topo, m);
     h.net->send(h.sim, 0, 1, 10'000'000, 1, transfer_time_ps(10e6, kB));
     h.net->send(h.sim, 0, 1, 10'000'000, 2);
     h.sim.run();
@@ -147,7 +167,7 @@ topology::Topology cluster(int nodes, int per_node, topology::FabricSpec fabric)
 TEST(Network, ChipsSendToTheirSwitchesAndSwitchesToChips) {
   // In-network reduction (NVLS, SHARP) sends to and from a switch: one link each way.
   const auto topo = cluster(2, 4, {});
-  for (Fidelity f : {Fidelity::kAnalytical, Fidelity::kContention}) {
+  for (const Model f : kEveryModel) {
     Harness h(topo, f);
     h.net->send(h.sim, 1, topo.node_switch(1), 30'000'000, 1);
     h.net->send(h.sim, topo.node_switch(5), 5, 30'000'000, 2);
@@ -181,15 +201,15 @@ TEST(Network, AnOversubscribedSpineIsSharedOnlyOnTheContentionModel) {
   EXPECT_EQ(topo.route(0, 4).size(), 4u);
   const double bytes = 50e6;
   const SimTime alone = 4 * 1'000'000 + transfer_time_ps(bytes, 50e9);
-  {
-    Harness h(topo, Fidelity::kContention);
+  for (const Model m : kContended) {
+    Harness h(topo, m);
     h.net->send(h.sim, 0, 4, 50'000'000, 1);
     h.net->send(h.sim, 1, 5, 50'000'000, 2);
     h.sim.run();
     EXPECT_NEAR(static_cast<double>(h.done.at(1)) / static_cast<double>(alone), 1.0, 0.05);
   }
-  {
-    Harness h(topo, Fidelity::kContention);
+  for (const Model m : kContended) {
+    Harness h(topo, m);
     for (std::uint32_t g = 0; g < 4; ++g) h.net->send(h.sim, g, 4 + g, 50'000'000, g);
     h.sim.run();
     // 200 MB over the 100 GB/s trunk: 2 ms, twice the NIC time.
@@ -198,7 +218,7 @@ TEST(Network, AnOversubscribedSpineIsSharedOnlyOnTheContentionModel) {
     }
   }
   {
-    Harness h(topo, Fidelity::kAnalytical);
+    Harness h(topo, kAnalytical);
     for (std::uint32_t g = 0; g < 4; ++g) h.net->send(h.sim, g, 4 + g, 50'000'000, g);
     h.sim.run();
     EXPECT_EQ(h.done.at(3), alone);
