@@ -94,6 +94,12 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
   real("busiest_link_utilization", "1", busiest_link(r).utilization);
   integer("representatives", "1", static_cast<std::int64_t>(r.execution.stages.size()));
   integer("events", "1", static_cast<std::int64_t>(r.execution.events));
+  // Only on the contention-aware network: how its communications were simulated.
+  if (s.network.fidelity == network::Fidelity::kContention) {
+    integer("comms_as_flows", "1", static_cast<std::int64_t>(r.contention.flows));
+    integer("comms_as_chunks", "1", static_cast<std::int64_t>(r.contention.chunks));
+    integer("comms_on_one_group", "1", static_cast<std::int64_t>(r.contention.one_group));
+  }
   // Only when the scenario gives training.tokens: a run without them writes what it did before.
   if (const auto t = runtime::time_to_train(s.training, r.tokens_per_s, r.chips)) {
     real("tokens_to_train", "1", t->tokens);

@@ -72,6 +72,12 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << (r.microbatches == 1 ? " microbatch of " : " microbatches of ") << s.training.micro_batch << " per replica · "
       << s.chip.name << " · "
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
+  if (s.network.fidelity == network::Fidelity::kContention) {
+    const auto& c = r.contention;
+    out << "contention-aware network: " << c.flows + c.chunks << " communications simulated (" << c.flows
+        << " as flows, " << c.chunks << " as chunks; network.contention " << network::contention_model_name(s.network.contention)
+        << "), " << c.one_group << " of them on one group standing for its disjoint images\n";
+  }
   out << "mesh: " << r.mesh << "   matmul padding waste " << format_fixed(100 * r.padding_waste(), 1) << " % (tile "
       << s.chip.matmul_tile << ")\n";
   if (const auto t = runtime::time_to_train(s.training, r.tokens_per_s, r.chips)) out << time_to_train_text(*t, r.chips) << "\n";

@@ -109,8 +109,9 @@ std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, 
 
 collectives::ScheduleResult NetworkCommModel::run(const collectives::Schedule& schedule) {
   // An analytical run is cheap: every process runs it whole (the answer is the same).
-  return net_.fidelity == network::Fidelity::kAnalytical ? collectives::run_schedule(topo_, net_, schedule)
-                                                         : executor_.run(topo_, net_, schedule);
+  if (net_.fidelity == network::Fidelity::kAnalytical) return collectives::run_schedule(topo_, net_, schedule);
+  ++(collectives::contention_model(net_, schedule) == network::ContentionModel::kFlow ? counts_.flows : counts_.chunks);
+  return executor_.run(topo_, net_, schedule);
 }
 
 NetworkCommModel::Result NetworkCommModel::profile_of(const Loads& all, SimTime own_time,
@@ -256,14 +257,14 @@ bool same_shape(const std::vector<collectives::Group>& groups) {
 
 }  // namespace
 
-std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
-    const collectives::Schedule& first, const std::vector<collectives::Group>& groups) const {
-  // The first group's traffic between member positions, replayed on every group's chips.
-  // Not when a transfer starts or ends off the group's chips (at an NVLS or SHARP switch),
-  // or the schedule stands for a larger one (link images): those have no positions.
+std::optional<NetworkCommModel::PhasePairs> NetworkCommModel::position_pairs(const collectives::Schedule& first,
+                                                                             const collectives::Group& group) {
+  // The group's traffic between member positions. Not when a transfer starts or ends off the
+  // group's chips (at an NVLS or SHARP switch), or the schedule stands for a larger one (link
+  // images): those have no positions.
   if (!first.link_images().empty()) return std::nullopt;
   std::unordered_map<topology::ChipId, std::uint32_t> position;
-  for (std::uint32_t i = 0; i < groups.front().chips.size(); ++i) position.emplace(groups.front().chips[i], i);
+  for (std::uint32_t i = 0; i < group.chips.size(); ++i) position.emplace(group.chips[i], i);
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(first.phases());
   for (collectives::TransferIndex i = 0; i < first.size(); ++i) {
     const collectives::PlannedTransfer& t = first.transfer(i);
@@ -272,7 +273,40 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
     if (src == position.end() || dst == position.end()) return std::nullopt;
     bytes_of[t.phase][(std::uint64_t{src->second} << 32) | dst->second] += t.bytes;
   }
-  return charge(sorted(std::move(bytes_of)), &groups);
+  return sorted(std::move(bytes_of));
+}
+
+std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
+    const collectives::Schedule& first, const std::vector<collectives::Group>& groups) const {
+  // The first group's traffic between member positions, replayed on every group's chips.
+  const auto pairs = position_pairs(first, groups.front());
+  if (!pairs) return std::nullopt;
+  return charge(*pairs, &groups);
+}
+
+bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const {
+  // Each group's routes between member positions cross links of the same bandwidth and
+  // latency, hop by hop, as the first group's, and no link carries two groups' traffic: then
+  // every group runs exactly as the first does alone, on any network model.
+  std::vector<std::uint32_t> owner(link_count_, 0);  // 1 + the group whose traffic a link carries
+  for (std::uint32_t g = 0; g < groups.size(); ++g) {
+    for (const auto& phase : pairs) {
+      for (const auto& [key, bytes] : phase) {
+        const auto& mine = route((std::uint64_t{groups[g].chips[key >> 32]} << 32) | groups[g].chips[key & 0xFFFF'FFFFu]);
+        const auto& first =
+            route((std::uint64_t{groups[0].chips[key >> 32]} << 32) | groups[0].chips[key & 0xFFFF'FFFFu]);
+        if (mine.size() != first.size()) return false;
+        for (std::size_t h = 0; h < mine.size(); ++h) {
+          const topology::Link& a = topo_.link(mine[h]);
+          const topology::Link& b = topo_.link(first[h]);
+          if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_ps != b.latency_ps) return false;
+          if (owner[mine[h]] != 0 && owner[mine[h]] != g + 1) return false;
+          owner[mine[h]] = g + 1;
+        }
+      }
+    }
+  }
+  return true;
 }
 
 NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& schedule,
@@ -291,6 +325,20 @@ NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& 
 template <typename Lower>
 NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower) {
   if (net_.fidelity != network::Fidelity::kAnalytical) {
+    if (groups.size() > 1 && same_shape(groups)) {
+      // Groups that are images of the first on links of their own (a torus's parallel rings)
+      // cannot delay each other: the first, simulated alone, times them all.
+      collectives::Schedule one;
+      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
+      const auto pairs = position_pairs(one, groups.front());
+      if (pairs && disjoint_images(*pairs, groups)) {
+        const collectives::ScheduleResult own = run(one);
+        const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
+        const Loads loads = charge(*pairs, &groups);
+        ++counts_.one_group;
+        return profile_of(loads, time, loads.bandwidth_ps);
+      }
+    }
     // Simulated together: the time already includes what the groups do to each other.
     collectives::Schedule all;
     lower(all, groups);

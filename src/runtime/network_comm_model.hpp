@@ -38,7 +38,9 @@ namespace podsim::runtime {
 /// delay each other inside the model); the load of every group on every link gives the
 /// bandwidth part, so groups of one axis that cross the same links (dp x[2 every 8] routes
 /// through eight others' links) take the time that link needs. Contention-aware network:
-/// every group is simulated together, chunks contending link by link.
+/// every group is simulated together, messages contending link by link; or, where the groups
+/// are images of the first on links of their own (disjoint_images), the first alone stands
+/// for them all: exactly, as nothing else crosses its links.
 class NetworkCommModel final : public CommModel {
  public:
   /// `topo` should already carry the hardware's link efficiencies. Contention-aware runs
@@ -57,6 +59,15 @@ class NetworkCommModel final : public CommModel {
   std::vector<LinkLoad> link_loads() const;
   /// Distinct communications simulated (cache misses).
   std::size_t simulated() const { return cache_.size(); }
+  /// How the contention-aware network simulated them.
+  struct ContentionCounts {
+    std::size_t flows = 0;   ///< runs as flows (network.contention)
+    std::size_t chunks = 0;  ///< runs as chunks
+    /// Communications simulated on one group standing for every group of its axis (images of
+    /// it on links of their own).
+    std::size_t one_group = 0;
+  };
+  const ContentionCounts& contention_counts() const { return counts_; }
   /// Forgets how often each communication occurred (the step is run again); keeps what was
   /// measured.
   void reset_uses();
@@ -113,6 +124,12 @@ class NetworkCommModel final : public CommModel {
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,
                                     const std::vector<collectives::Group>& groups) const;
+  /// `first`'s bytes between positions of `group` (its chips), per phase; nothing when a
+  /// transfer leaves the group's chips or the schedule stands for a larger one.
+  static std::optional<PhasePairs> position_pairs(const collectives::Schedule& first, const collectives::Group& group);
+  /// True when every group's routes for `pairs` are hop by hop like the first group's (same
+  /// bandwidths and latencies) and no two groups share a link.
+  bool disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const;
   Result profile_of(const Loads& all, SimTime own_time, SimTime own_bandwidth) const;
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
   /// The link loads the analytical network gives `schedule`, without running it.
@@ -143,6 +160,7 @@ class NetworkCommModel final : public CommModel {
   std::vector<std::uint32_t> link_class_;
   mutable std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
   std::size_t class_count_ = 0;
+  ContentionCounts counts_;
   std::vector<std::string> class_label_;  // "stage 3 · x+", "scale-out up" (between switches)
 };
 

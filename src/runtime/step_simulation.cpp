@@ -71,6 +71,7 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   r.chips = topo.chips();
   r.microbatches = plan.microbatches;
   r.simulated_collectives = comm.simulated();
+  r.contention = comm.contention_counts();
   r.step_s = to_seconds(r.execution.step_ps);
   r.model_flops_per_step = plan.model_flops_per_step;
   for (const auto& st : r.execution.stages) {

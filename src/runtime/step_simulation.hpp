@@ -29,6 +29,8 @@ struct StepReport {
   double hfu = 0;                   ///< hardware FLOPs / (step × chips × peak)
   double peak_flops = 0;            ///< per chip, in the compute dtype
   std::size_t simulated_collectives = 0;
+  /// Contention-aware network: how its communications were simulated.
+  NetworkCommModel::ContentionCounts contention;
 
   /// Share of executed matmul work lost to padding dims up to the tile (0..1).
   double padding_waste() const;
