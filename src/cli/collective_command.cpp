@@ -117,19 +117,21 @@ void check_sizes(const config::CollectiveRequest& request, const topology::Topol
 void check_work(const config::CollectiveRequest& request, const topology::Topology& topo,
                 const std::vector<collectives::Group>& groups, const std::string& sizes_flag) {
   double total = 0;
+  double seconds = 0;
   double largest = 0;
   std::uint64_t largest_bytes = 0;
   for (std::uint64_t bytes : request.sizes) {
     const double transfers = collectives::estimate_cost(
         topo, {request.op, request.algorithm, bytes, request.protocol}, groups.front(), groups.size());
     total += transfers;
+    seconds += transfers * runtime::seconds_per_transfer(request.network, topo.chips(),
+                                                         static_cast<double>(bytes) / groups.front().size());
     if (transfers > largest) {
       largest = transfers;
       largest_bytes = bytes;
     }
   }
   const bool analytical = request.network.fidelity == network::Fidelity::kAnalytical;
-  const double seconds = total * runtime::seconds_per_transfer(request.network, topo.chips());
   if (largest <= runtime::kScheduleBudget && seconds <= runtime::kCommSecondsBudget) return;
   char line[400];
   std::snprintf(line, sizeof line,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "collectives/schedule.hpp"
@@ -42,6 +43,17 @@ class ScheduleExecutor {
   /// The whole result: finish times and the load of every link, whoever simulated them.
   virtual ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
                              const Schedule& schedule) = 0;
+  /// Independent pieces of work (a step's distinct collectives, each lowered and simulated by
+  /// `work(i)`, costing about `costs[i]`): every process ends with every piece's result, the
+  /// bytes work(i) returned. Here: all of them in order; an MPI executor spreads them over its
+  /// processes, each running its pieces' schedules whole. Every process calls it alike.
+  virtual std::vector<std::vector<char>> share(const std::vector<double>& costs,
+                                               const std::function<std::vector<char>(std::size_t)>& work) {
+    std::vector<std::vector<char>> out;
+    out.reserve(costs.size());
+    for (std::size_t i = 0; i < costs.size(); ++i) out.push_back(work(i));
+    return out;
+  }
 };
 
 /// Runs every schedule in this process.

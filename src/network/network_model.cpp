@@ -30,11 +30,6 @@ void bind_network_entities(const topology::Topology& topo, core::Simulator& sim,
   }
 }
 
-ContentionModel contention_model_for(const NetworkSpec& spec, double mean_bytes) {
-  if (spec.contention != ContentionModel::kAuto) return spec.contention;
-  return mean_bytes >= static_cast<double>(spec.flow_min_bytes) ? ContentionModel::kFlow : ContentionModel::kChunk;
-}
-
 std::unique_ptr<NetworkModel> make_network(const NetworkSpec& spec,
                                            const topology::Topology& topo,
                                            core::Simulator& sim, core::EntityId first_entity,

@@ -63,10 +63,6 @@ class NetworkModel {
 /// its source vertex. Empty = all of them.
 using LocalVertices = std::vector<char>;
 
-/// The contention-aware model for transfers of `mean_bytes` on average: kFlow or kChunk
-/// (kAuto resolved by spec.flow_min_bytes).
-ContentionModel contention_model_for(const NetworkSpec& spec, double mean_bytes);
-
 /// The model `spec` asks for (a contention-aware spec left at kAuto runs as chunks: resolve
 /// it with contention_model_for first). The flow model runs only whole (`local` empty). `topo` and `listener` must outlive it. It uses entity ids
 /// [first_entity, first_entity + vertices + links): vertices, then links; it

@@ -47,4 +47,11 @@ struct NetworkSpec {
   bool operator==(const NetworkSpec&) const = default;
 };
 
+/// The contention-aware model for transfers of `mean_bytes` on average: kFlow or kChunk
+/// (kAuto resolved by spec.flow_min_bytes).
+inline ContentionModel contention_model_for(const NetworkSpec& spec, double mean_bytes) {
+  if (spec.contention != ContentionModel::kAuto) return spec.contention;
+  return mean_bytes >= static_cast<double>(spec.flow_min_bytes) ? ContentionModel::kFlow : ContentionModel::kChunk;
+}
+
 }  // namespace podsim::network

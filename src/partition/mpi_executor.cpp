@@ -1,6 +1,7 @@
 #include "partition/mpi_executor.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "partition/chip_partition.hpp"
 #include "partition/mpi_synchronizer.hpp"
@@ -10,7 +11,7 @@ namespace podsim::partition {
 collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, const network::NetworkSpec& net,
                                              const collectives::Schedule& schedule) {
   // The flow model's rates are global: every process runs it whole (same answer everywhere).
-  if (comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers ||
+  if (sharing_ || comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers ||
       collectives::contention_model(net, schedule) == network::ContentionModel::kFlow) {
     return collectives::run_schedule(topo, net, schedule);
   }
@@ -46,6 +47,54 @@ collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, con
   stats_.events += r.events;
   stats_.simulated_ps += finish.empty() ? 0 : *std::max_element(finish.begin(), finish.end());
   return r;
+}
+
+std::vector<std::vector<char>> MpiExecutor::share(const std::vector<double>& costs,
+                                                  const std::function<std::vector<char>(std::size_t)>& work) {
+  const auto size = static_cast<std::size_t>(comm_.size());
+  if (size == 1 || costs.size() < 2) return ScheduleExecutor::share(costs, work);
+  std::vector<std::size_t> order(costs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+  std::vector<double> load(size, 0.0);
+  std::vector<int> owner(costs.size(), 0);
+  for (const std::size_t i : order) {
+    const auto least = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    owner[i] = static_cast<int>(least);
+    load[least] += costs[i];
+  }
+  // This process's pieces, packed as (index, length, bytes) for every other process.
+  std::vector<std::vector<char>> results(costs.size());
+  std::vector<char> mine;
+  sharing_ = true;
+  try {
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+      if (owner[i] != comm_.rank()) continue;
+      results[i] = work(i);
+      const std::uint64_t header[2] = {i, results[i].size()};
+      const auto* h = reinterpret_cast<const char*>(header);
+      mine.insert(mine.end(), h, h + sizeof header);
+      mine.insert(mine.end(), results[i].begin(), results[i].end());
+    }
+  } catch (...) {
+    sharing_ = false;
+    throw;
+  }
+  sharing_ = false;
+  std::vector<std::vector<char>> out(size, mine);
+  out[static_cast<std::size_t>(comm_.rank())].clear();
+  for (const auto& from : comm_.exchange(out)) {
+    for (std::size_t at = 0; at < from.size();) {
+      std::uint64_t header[2];
+      std::memcpy(header, from.data() + at, sizeof header);
+      at += sizeof header;
+      results[header[0]].assign(from.begin() + static_cast<std::ptrdiff_t>(at),
+                                from.begin() + static_cast<std::ptrdiff_t>(at + header[1]));
+      at += header[1];
+    }
+  }
+  stats_.shared += costs.size();
+  return results;
 }
 
 }  // namespace podsim::partition

@@ -14,6 +14,7 @@ struct ParallelStats {
   std::uint64_t remote_events = 0;  ///< events sent to another process, summed over processes
   std::uint64_t events = 0;         ///< events processed, summed over processes
   SimTime simulated_ps = 0;         ///< simulated time covered, summed over runs
+  std::uint64_t shared = 0;         ///< pieces of work spread over the processes (share())
 };
 
 /// Runs schedules split over the processes of `comm` (every process calls run() with the
@@ -29,12 +30,18 @@ class MpiExecutor final : public collectives::ScheduleExecutor {
 
   collectives::ScheduleResult run(const topology::Topology& topo, const network::NetworkSpec& net,
                                   const collectives::Schedule& schedule) override;
+  /// Deals the pieces out by cost (the costliest first, each to the process with the least
+  /// so far; ties to the lowest rank), runs this process's own, whole, and exchanges the
+  /// results: the same pieces on the same processes whatever the machine's load.
+  std::vector<std::vector<char>> share(const std::vector<double>& costs,
+                                       const std::function<std::vector<char>(std::size_t)>& work) override;
 
   const ParallelStats& stats() const { return stats_; }
 
  private:
   const Communicator& comm_;
   ParallelStats stats_;
+  bool sharing_ = false;  ///< inside share(): every run is this process's alone
 };
 
 }  // namespace podsim::partition

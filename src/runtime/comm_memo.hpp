@@ -25,7 +25,18 @@ struct LinkLoad {
 struct Measured {
   CommProfile profile;
   std::vector<std::pair<topology::LinkId, LinkLoad>> links;
+  /// How the contention-aware network simulated it: kFlows or kChunks, with kOneGroup when
+  /// one group stood for all (0: the analytical network).
+  std::uint8_t how = 0;
+  static constexpr std::uint8_t kFlows = 1;
+  static constexpr std::uint8_t kChunks = 2;
+  static constexpr std::uint8_t kOneGroup = 4;
 };
+
+/// A measurement as bytes, to hand between processes (exact: every number as stored).
+std::vector<char> to_bytes(const Measured& m);
+/// The measurement to_bytes() packed.
+Measured measured_from_bytes(const std::vector<char>& bytes);
 
 /// Measurements kept across the simulations of one process — a sweep's points, a plan's
 /// layouts — that run on the same machine, network settings and placement: a measurement

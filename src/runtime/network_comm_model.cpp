@@ -1,6 +1,7 @@
 #include "runtime/network_comm_model.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
@@ -110,8 +111,24 @@ std::vector<collectives::Group> NetworkCommModel::axis_groups(int logical_axis, 
 collectives::ScheduleResult NetworkCommModel::run(const collectives::Schedule& schedule) {
   // An analytical run is cheap: every process runs it whole (the answer is the same).
   if (net_.fidelity == network::Fidelity::kAnalytical) return collectives::run_schedule(topo_, net_, schedule);
-  ++(collectives::contention_model(net_, schedule) == network::ContentionModel::kFlow ? counts_.flows : counts_.chunks);
   return executor_.run(topo_, net_, schedule);
+}
+
+std::uint8_t NetworkCommModel::how_run(const collectives::Schedule& schedule) const {
+  return collectives::contention_model(net_, schedule) == network::ContentionModel::kFlow ? Measured::kFlows
+                                                                                         : Measured::kChunks;
+}
+
+NetworkCommModel::ContentionCounts NetworkCommModel::contention_counts() const {
+  // Over the step's communications, however each came here (measured, prefetched by another
+  // process, or remembered): the same on every process.
+  ContentionCounts c;
+  for (const auto& [key, result] : cache_) {
+    c.flows += (result.how & Measured::kFlows) != 0 ? 1 : 0;
+    c.chunks += (result.how & Measured::kChunks) != 0 ? 1 : 0;
+    c.one_group += (result.how & Measured::kOneGroup) != 0 ? 1 : 0;
+  }
+  return c;
 }
 
 NetworkCommModel::Result NetworkCommModel::profile_of(const Loads& all, SimTime own_time,
@@ -335,8 +352,9 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
         const collectives::ScheduleResult own = run(one);
         const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
         const Loads loads = charge(*pairs, &groups);
-        ++counts_.one_group;
-        return profile_of(loads, time, loads.bandwidth_ps);
+        Result r = profile_of(loads, time, loads.bandwidth_ps);
+        r.how = Measured::kOneGroup | how_run(one);
+        return r;
       }
     }
     // Simulated together: the time already includes what the groups do to each other.
@@ -344,8 +362,11 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     lower(all, groups);
     collectives::ScheduleResult every = run(all);
     const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
+    const std::uint8_t how = how_run(all);
     const Loads loads = loads_of(all, std::move(every));
-    return profile_of(loads, time, loads.bandwidth_ps);
+    Result r = profile_of(loads, time, loads.bandwidth_ps);
+    r.how = how;
+    return r;
   }
   collectives::Schedule one;
   lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
@@ -363,51 +384,97 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
-const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
-  static const CommProfile kNothing{};
-  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
-  if (size == 0) return kNothing;
-  if (axis == CommAxis::kOther) {
-    // The tied-embedding sum: every chip of one stage with its peer in the other stage.
-    const int lo = std::min(stage, peer);
-    const int hi = std::max(stage, peer);
-    return use(Key{int(axis), int(op), size, lo, hi}, [&] {
-      std::vector<collectives::Group> pairs;
-      for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, lo, hi));
-      const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
-      Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-        collectives::lower_collective(topo_, spec, some, 0, schedule);
-      });
-      r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
-      return r;
-    });
-  }
-  const int logical = axis_index_[slot(axis)];
-  if (group_size(axis) < 2) return kNothing;
-  return use(Key{int(axis), int(op), size, stage, -1}, [&] {
-    const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
-    const std::vector<collectives::Group> groups = axis_groups(logical, stage);
-    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-      collectives::lower_collective(topo_, spec, some, 0, schedule);
-    });
-    r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
-    return r;
-  });
-}
-
-const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
-  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
-  return use(Key{int(CommAxis::kPp), int(CommOp::kSendRecv), size, from, to}, [&] {
-    // Every chip of stage `from` sends to its counterpart in stage `to` at once.
+NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
+  const auto axis = static_cast<CommAxis>(std::get<0>(key));
+  const auto op = static_cast<CommOp>(std::get<1>(key));
+  const std::uint64_t size = std::get<2>(key);
+  const int stage = std::get<3>(key);
+  const int peer = std::get<4>(key);
+  if (axis == CommAxis::kPp && peer >= 0) {
+    // A pipeline message: every chip of stage `stage` sends to its counterpart in `peer`.
     const auto& groups = groups_of(axis_index_[2]);
     Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
       for (const auto& mg : some) {
-        schedule.add(mg.chips[static_cast<std::size_t>(from)], mg.chips[static_cast<std::size_t>(to)], size, {});
+        schedule.add(mg.chips[static_cast<std::size_t>(stage)], mg.chips[static_cast<std::size_t>(peer)], size, {});
       }
     });
-    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair_of(groups.front(), from, to));
+    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair_of(groups.front(), stage, peer));
     return r;
+  }
+  if (axis == CommAxis::kOther) {
+    // The tied-embedding sum: every chip of stage `stage` with its peer in stage `peer`.
+    std::vector<collectives::Group> pairs;
+    for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, stage, peer));
+    const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
+    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+      collectives::lower_collective(topo_, spec, some, 0, schedule);
+    });
+    r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
+    return r;
+  }
+  const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
+  const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
+  Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    collectives::lower_collective(topo_, spec, some, 0, schedule);
   });
+  r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
+  return r;
+}
+
+std::optional<NetworkCommModel::Key> NetworkCommModel::key_of(CommAxis axis, CommOp op, double bytes, int stage,
+                                                              int peer) const {
+  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
+  if (size == 0) return std::nullopt;
+  if (axis == CommAxis::kOther) return Key{int(axis), int(op), size, std::min(stage, peer), std::max(stage, peer)};
+  if (group_size(axis) < 2) return std::nullopt;
+  return Key{int(axis), int(op), size, stage, -1};
+}
+
+const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double bytes, int stage, int peer) {
+  static const CommProfile kNothing{};
+  const auto key = key_of(axis, op, bytes, stage, peer);
+  if (!key) return kNothing;
+  return use(*key, [&] { return measure_key(*key); });
+}
+
+const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
+  const Key key{int(CommAxis::kPp), int(CommOp::kSendRecv), static_cast<std::uint64_t>(bytes + 0.5), from, to};
+  return use(key, [&] { return measure_key(key); });
+}
+
+void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
+  // Analytical measurements are cheap and run on every process as the step asks for them.
+  if (net_.fidelity == network::Fidelity::kAnalytical) return;
+  std::vector<Key> keys;
+  std::set<Key> seen;
+  for (const auto& program : plan.stages) {
+    for (const auto& t : program.tasks) {
+      std::optional<Key> key;
+      if (t.kind == parallelism::TaskKind::kCollective) {
+        key = key_of(t.axis, t.op, t.bytes, program.stage, t.peer);
+      } else if (t.kind == parallelism::TaskKind::kSend) {
+        key = Key{int(CommAxis::kPp), int(CommOp::kSendRecv), static_cast<std::uint64_t>(t.bytes + 0.5), program.stage,
+                  t.peer};
+      }
+      if (!key || cache_.count(*key) != 0 || !seen.insert(*key).second) continue;
+      if (memo_ != nullptr && memo_->find(memo_context_, *key) != nullptr) continue;
+      keys.push_back(*key);
+    }
+  }
+  // What each costs to simulate, for dealing them out, in transfers: a message per pipeline,
+  // or about a group's size of them from each chip of the stage.
+  const double chips_in_stage = static_cast<double>(topo_.chips()) / group_size(CommAxis::kPp);
+  std::vector<double> costs;
+  for (const Key& key : keys) {
+    const auto axis = static_cast<CommAxis>(std::get<0>(key));
+    const bool pairs = axis == CommAxis::kOther || (axis == CommAxis::kPp && std::get<4>(key) >= 0);
+    costs.push_back(pairs ? 2 * chips_in_stage : chips_in_stage * group_size(axis));
+  }
+  const auto results = executor_.share(costs, [&](std::size_t i) { return to_bytes(measure_key(keys[i])); });
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto it = cache_.emplace(keys[i], Result{measured_from_bytes(results[i]), 0}).first;
+    if (memo_ != nullptr) memo_->add(memo_context_, keys[i], it->second);
+  }
 }
 
 }  // namespace podsim::runtime

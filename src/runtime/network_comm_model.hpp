@@ -51,15 +51,20 @@ class NetworkCommModel final : public CommModel {
   const CommProfile& collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
                                 int peer) override;
   const CommProfile& send(int from, int to, double bytes) override;
+  /// Measures up front every communication `plan` will ask for (contention-aware network
+  /// only), as independent pieces the executor may spread over MPI processes; the step then
+  /// finds them measured. The results are the same as measuring them as they come.
+  void prefetch(const parallelism::StepPlan& plan);
   int group_size(parallelism::CommAxis axis) const override;
   std::size_t resources() const override { return class_count_; }
   std::string resource_label(std::size_t r) const override { return class_label_[r]; }
 
   /// Per directed link: load summed over every communication of the step so far.
   std::vector<LinkLoad> link_loads() const;
-  /// Distinct communications simulated (cache misses).
+  /// Distinct communications of the step so far (measured here, by another process, or
+  /// remembered).
   std::size_t simulated() const { return cache_.size(); }
-  /// How the contention-aware network simulated them.
+  /// How the contention-aware network simulated them (counted over the step's communications).
   struct ContentionCounts {
     std::size_t flows = 0;   ///< runs as flows (network.contention)
     std::size_t chunks = 0;  ///< runs as chunks
@@ -67,7 +72,7 @@ class NetworkCommModel final : public CommModel {
     /// it on links of their own).
     std::size_t one_group = 0;
   };
-  const ContentionCounts& contention_counts() const { return counts_; }
+  ContentionCounts contention_counts() const;
   /// Forgets how often each communication occurred (the step is run again); keeps what was
   /// measured.
   void reset_uses();
@@ -120,6 +125,13 @@ class NetworkCommModel final : public CommModel {
   /// load charged along its routes (analytical).
   template <typename Lower>
   Result measure(const std::vector<collectives::Group>& groups, Lower&& lower);
+  /// The key of a collective as the step asks for it; nothing when it moves nothing (no
+  /// bytes, a group of one).
+  std::optional<Key> key_of(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
+                            int peer) const;
+  /// Lowers and measures communication `key`: a collective of its axis's groups in its stage,
+  /// a tied-embedding sum (kOther, stages lo and hi) or a pipeline message (kPp, from, to).
+  Result measure_key(const Key& key);
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,
@@ -131,6 +143,8 @@ class NetworkCommModel final : public CommModel {
   /// bandwidths and latencies) and no two groups share a link.
   bool disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const;
   Result profile_of(const Loads& all, SimTime own_time, SimTime own_bandwidth) const;
+  /// Measured::kFlows or kChunks: how the contention-aware network runs `schedule`.
+  std::uint8_t how_run(const collectives::Schedule& schedule) const;
   collectives::ScheduleResult run(const collectives::Schedule& schedule);
   /// The link loads the analytical network gives `schedule`, without running it.
   Loads route_loads(const collectives::Schedule& schedule) const;
@@ -160,7 +174,6 @@ class NetworkCommModel final : public CommModel {
   std::vector<std::uint32_t> link_class_;
   mutable std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
   std::size_t class_count_ = 0;
-  ContentionCounts counts_;
   std::vector<std::string> class_label_;  // "stage 3 · x+", "scale-out up" (between switches)
 };
 

@@ -46,6 +46,7 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   }
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (memo != nullptr) comm.share_measurements(*memo, memo->context(links, s.network, mesh.describe()));
+  comm.prefetch(plan);  // contention-aware: every distinct communication, spread over MPI processes
 
   StepReport r;
   // The host in steady state: each step starts with what the previous one left in the

@@ -69,9 +69,12 @@ std::string collective_text(CommAxis axis, collectives::Op op, std::uint64_t siz
          (together == 1 ? " group" : " groups") + " of " + std::to_string(chips) + " chips";
 }
 
-void add(CommWork& w, double transfers, double schedule, CommAxis axis, const std::string& what) {
+/// Adds a collective of `transfers` (weighted) whose largest schedule is `schedule`, each
+/// simulated transfer costing `each` seconds.
+void add(CommWork& w, double transfers, double schedule, double each, CommAxis axis, const std::string& what) {
   ++w.collectives;
   w.transfers += transfers;
+  w.seconds += transfers * each;
   if (schedule > w.largest) {
     w.largest = schedule;
     w.largest_what = what;
@@ -79,10 +82,7 @@ void add(CommWork& w, double transfers, double schedule, CommAxis axis, const st
   }
 }
 
-void finish(CommWork& w, const network::NetworkSpec& net, const topology::Topology& topo) {
-  w.seconds = w.transfers * seconds_per_transfer(net, topo.chips());
-  w.memory_bytes = w.largest * kBytesPerTransfer;
-}
+void finish(CommWork& w) { w.memory_bytes = w.largest * kBytesPerTransfer; }
 
 }  // namespace
 
@@ -95,8 +95,10 @@ const char* axis_key(CommAxis axis) {
   }
 }
 
-double seconds_per_transfer(const network::NetworkSpec& net, double chips) {
+double seconds_per_transfer(const network::NetworkSpec& net, double chips, double mean_bytes) {
+  const bool flows = network::contention_model_for(net, mean_bytes) == network::ContentionModel::kFlow;
   const double base = net.fidelity == network::Fidelity::kAnalytical ? kAnalyticalSecondsPerTransfer
+                      : flows                                        ? kFlowSecondsPerTransfer
                                                                      : kContentionSecondsPerTransfer;
   return base * std::pow(std::max(1.0, chips / kCacheChips), kCacheExponent);
 }
@@ -126,7 +128,8 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
         // pipeline group, all in one schedule on either network.
         const double groups = axes.count(CommAxis::kPp) != 0 ? axes[CommAxis::kPp].per_stage : 1;
         const double transfers = groups * (t.kind == parallelism::TaskKind::kSend ? 1 : 2);
-        add(w, transfers, transfers, CommAxis::kPp, "pipeline messages between " + sci(groups) + " pairs of chips");
+        add(w, transfers, transfers, seconds_per_transfer(net, topo.chips(), t.bytes), CommAxis::kPp,
+            "pipeline messages between " + sci(groups) + " pairs of chips");
       } else {
         const Axis& a = axes[axis];
         const collectives::CollectiveSpec spec{op_of(t.op), collectives::Algorithm::kAuto, size};
@@ -135,12 +138,18 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
             collectives::estimate_cost(topo, spec, a.shape, static_cast<std::size_t>(together));
         // The analytical network maps one group's loads onto every group: a walk of each
         // chip's routes, about a transfer per chip.
-        add(w, schedule + (contention ? 0 : a.per_stage * a.shape.size()), schedule, axis,
+        // A transfer's mean size: the bytes every chip of every group sends over the
+        // transfers that carry them (what network.contention auto decides by).
+        const double n = a.shape.size();
+        const double mean = collectives::bus_bandwidth_factor(spec.op, a.shape.size()) * t.bytes * n * together /
+                            std::max(1.0, schedule);
+        add(w, schedule + (contention ? 0 : a.per_stage * n), schedule, seconds_per_transfer(net, topo.chips(), mean),
+            axis,
             collective_text(axis, spec.op, size, together, a.shape.size()));
       }
     }
   }
-  finish(w, net, topo);
+  finish(w);
   return w;
 }
 
@@ -153,7 +162,9 @@ CommWork bound_comm_work(const topology::Topology& topo, const topology::DeviceM
   for (const auto& [axis, a] : axes) {
     if (axis == CommAxis::kPp) {
       // Each stage's messages to its neighbours, forward and backward.
-      add(w, 2 * stages * a.per_stage, a.per_stage, axis, "pipeline messages between " + sci(a.per_stage) + " pairs");
+      add(w, 2 * stages * a.per_stage, a.per_stage,
+          seconds_per_transfer(net, topo.chips(), static_cast<double>(kTypicalCollectiveBytes)), axis,
+          "pipeline messages between " + sci(a.per_stage) + " pairs");
       continue;
     }
     const double together = contention ? a.per_stage : 1;
@@ -165,11 +176,14 @@ CommWork bound_comm_work(const topology::Topology& topo, const topology::DeviceM
     const double typical = collectives::estimate_cost(
         topo, {collectives::Op::kAllReduce, collectives::Algorithm::kAuto, kTypicalCollectiveBytes}, a.shape, groups);
     const double each = typical + (contention ? 0 : a.per_stage * a.shape.size());
-    add(w, each * kCollectivesPerAxis * stages, schedule, axis,
+    const double mean = collectives::bus_bandwidth_factor(collectives::Op::kAllReduce, a.shape.size()) *
+                        static_cast<double>(kTypicalCollectiveBytes) * a.shape.size() * together /
+                        std::max(1.0, typical);
+    add(w, each * kCollectivesPerAxis * stages, schedule, seconds_per_transfer(net, topo.chips(), mean), axis,
         collective_text(axis, collectives::Op::kAllReduce, 0, together, a.shape.size()));
     w.collectives += static_cast<std::size_t>(kCollectivesPerAxis * stages) - 1;
   }
-  finish(w, net, topo);
+  finish(w);
   return w;
 }
 

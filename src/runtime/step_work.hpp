@@ -28,9 +28,12 @@ inline constexpr double kScheduleBudget = 2.5e7;
 inline constexpr double kCommSecondsBudget = 60;
 /// Measured cost of a transfer simulated (one core, 2026-12-06): 0.30 µs on the analytical
 /// network (25 M transfers of six 2048-chip ring collectives in 7.6 s), 2.8 µs on the
-/// contention-aware one (the GPT-3 pod example: 0.36 M transfers in 1.0 s)...
+/// contention-aware one as chunks (the GPT-3 pod example: 0.36 M transfers in 1.0 s), 1.0 µs
+/// as flows (1 GiB torus all-reduce on 4096 v4 chips, 1.18 M transfers in 1.04–1.48 s;
+/// Llama-2 7B on 199 v5e pods, 4.8 × 10^7 in 78 s, 50,944 chips)...
 inline constexpr double kAnalyticalSecondsPerTransfer = 0.3e-6;
 inline constexpr double kContentionSecondsPerTransfer = 2.8e-6;
+inline constexpr double kFlowSecondsPerTransfer = 1.0e-6;
 /// ...on machines of up to 2048 chips; on larger ones each transfer costs more, as the
 /// machine's links and chips fall out of the caches: (chips / 2048)^0.2 times as much
 /// (measured: 0.55 µs a transfer on a 256 × 256 torus, 3.0 M transfers of a dp 1024 × tp 8 ×
@@ -38,8 +41,10 @@ inline constexpr double kContentionSecondsPerTransfer = 2.8e-6;
 inline constexpr double kCacheChips = 2048;
 inline constexpr double kCacheExponent = 0.2;
 
-/// Seconds of simulating one transfer on `net` on a machine of `chips` chips, one core.
-double seconds_per_transfer(const network::NetworkSpec& net, double chips);
+/// Seconds of simulating one transfer on `net` on a machine of `chips` chips, one core, for a
+/// collective whose transfers carry `mean_bytes` on average (flows or chunks, under
+/// network.contention auto).
+double seconds_per_transfer(const network::NetworkSpec& net, double chips, double mean_bytes);
 inline constexpr double kBytesPerTransfer = 48;
 /// Seconds per chip of building a simulation's topology and mesh, on one core (`podsim topo`
 /// on a 1024 × 1024 torus: 1.6 s for 2^20 chips).
