@@ -1,11 +1,13 @@
 #include "cli/collective_command.hpp"
 
-#include "util/error.hpp"
-
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
+
+#include "util/error.hpp"
 
 #include "cli/collective_json.hpp"
 #include "cli/named_file.hpp"
@@ -211,14 +213,24 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   if (!options.force) check_work(request, topo, groups, options.args.sizes);
   const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
-  // Under mpirun every process simulates its block of chips (partition::MpiExecutor).
+  // Under mpirun the sizes are shared out over the processes, each simulated whole; with one
+  // size, a contention-aware run as chunks is split over them chip by chip
+  // (partition::MpiExecutor).
   partition::MpiExecutor executor(*invocation.world);
-  std::vector<collectives::CollectiveTiming> timings;
+  std::vector<double> costs;
   for (std::uint64_t bytes : request.sizes) {
-    timings.push_back(
-        collectives::time_collective(topo, request.network, {request.op, request.algorithm, bytes, request.protocol}, groups,
-                                     executor));
+    costs.push_back(collectives::estimate_cost(topo, {request.op, request.algorithm, bytes, request.protocol},
+                                               groups.front(), groups.size()));
   }
+  static_assert(std::is_trivially_copyable_v<collectives::CollectiveTiming>);
+  const auto shared = executor.share(costs, [&](std::size_t i) {
+    const collectives::CollectiveTiming t = collectives::time_collective(
+        topo, request.network, {request.op, request.algorithm, request.sizes[i], request.protocol}, groups, executor);
+    const auto* p = reinterpret_cast<const char*>(&t);
+    return std::vector<char>(p, p + sizeof t);
+  });
+  std::vector<collectives::CollectiveTiming> timings(shared.size());
+  for (std::size_t i = 0; i < shared.size(); ++i) std::memcpy(&timings[i], shared[i].data(), sizeof timings[i]);
   if (options.stats) report_parallel_stats(executor.stats(), invocation);
   if (!invocation.prints()) return;
   if (claim) {
