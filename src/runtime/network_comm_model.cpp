@@ -303,9 +303,15 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
 
 bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const {
   // Each group's routes between member positions cross links of the same bandwidth and
-  // latency, hop by hop, as the first group's, and no link carries two groups' traffic: then
-  // every group runs exactly as the first does alone, on any network model.
-  std::vector<std::uint32_t> owner(link_count_, 0);  // 1 + the group whose traffic a link carries
+  // latency, hop by hop, as the first group's; the first group's links map one to one onto
+  // the group's (two of its routes share a link exactly where the first group's do); and no
+  // link carries two groups' traffic. Then every group runs exactly as the first does alone,
+  // on any network model.
+  constexpr std::uint32_t kNone = 0xFFFF'FFFFu;
+  std::vector<std::uint32_t> owner(link_count_, kNone);     // the group whose traffic a link carries
+  std::vector<topology::LinkId> preimage(link_count_, 0);   // the first group's link it stands for
+  std::vector<std::uint32_t> imaged(link_count_, kNone);    // the group whose image of a first-group link...
+  std::vector<topology::LinkId> image(link_count_, 0);      // ...is this link
   for (std::uint32_t g = 0; g < groups.size(); ++g) {
     for (const auto& phase : pairs) {
       for (const auto& [key, bytes] : phase) {
@@ -317,8 +323,18 @@ bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vecto
           const topology::Link& a = topo_.link(mine[h]);
           const topology::Link& b = topo_.link(first[h]);
           if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_ps != b.latency_ps) return false;
-          if (owner[mine[h]] != 0 && owner[mine[h]] != g + 1) return false;
-          owner[mine[h]] = g + 1;
+          if (owner[mine[h]] == kNone) {
+            owner[mine[h]] = g;
+            preimage[mine[h]] = first[h];
+          } else if (owner[mine[h]] != g || preimage[mine[h]] != first[h]) {
+            return false;  // another group's link, or one link standing for two of the first's
+          }
+          if (imaged[first[h]] != g) {
+            imaged[first[h]] = g;
+            image[first[h]] = mine[h];
+          } else if (image[first[h]] != mine[h]) {
+            return false;  // one of the first group's links split over two of this group's
+          }
         }
       }
     }
