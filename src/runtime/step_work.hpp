@@ -27,12 +27,14 @@ inline constexpr double kScheduleBudget = 2.5e7;
 /// refused (the step's tasks have a budget of their own, about 15 s).
 inline constexpr double kCommSecondsBudget = 60;
 /// Measured cost of a transfer simulated (one core, 2026-12-06): 0.30 µs on the analytical
-/// network (25 M transfers of six 2048-chip ring collectives in 7.6 s), 2.8 µs on the
-/// contention-aware one as chunks (the GPT-3 pod example: 0.36 M transfers in 1.0 s), 1.0 µs
-/// as flows (1 GiB torus all-reduce on 4096 v4 chips, 1.18 M transfers in 1.04–1.48 s;
-/// Llama-2 7B on 199 v5e pods, 4.8 × 10^7 in 78 s, 50,944 chips)...
+/// network (25 M transfers of six 2048-chip ring collectives in 7.6 s); 1.0 µs on the
+/// contention-aware one as flows (1 GiB torus all-reduce on 4096 v4 chips, 1.18 M transfers
+/// in 1.04–1.48 s; Llama-2 7B on 199 v5e pods forced to flows, 4.8 × 10^7 in 78 s); as chunks
+/// 0.13 µs plus 0.155 µs a chunk (16 chunks: the same all-reduce in 3.1–5.2 s; 5 chunks of
+/// 55 KiB: the 199-pod step's data-parallel collectives, 4.8 × 10^7 transfers in 80–92 s)...
 inline constexpr double kAnalyticalSecondsPerTransfer = 0.3e-6;
-inline constexpr double kContentionSecondsPerTransfer = 2.8e-6;
+inline constexpr double kChunkedSecondsPerTransfer = 0.13e-6;
+inline constexpr double kSecondsPerChunk = 0.155e-6;
 inline constexpr double kFlowSecondsPerTransfer = 1.0e-6;
 /// ...on machines of up to 2048 chips; on larger ones each transfer costs more, as the
 /// machine's links and chips fall out of the caches: (chips / 2048)^0.2 times as much
