@@ -332,6 +332,9 @@ LINK_COLUMNS = [("link", "int", "1"), ("src", "int", "1"), ("dst", "int", "1"), 
                 ("tier", "text", ""), ("bytes", "real", "B"), ("busy_s", "real", "s"), ("utilization", "real", "1")]
 PATH_COLUMNS = [("stage", "int", "1"), ("category", "text", ""), ("operation", "text", ""), ("start_s", "real", "s"),
                 ("end_s", "real", "s"), ("duration_s", "real", "s")]
+# /summary of a contention-aware run ends with how its communications were simulated.
+CONTENTION_COLUMNS = [("comms_as_flows", "int", "1"), ("comms_as_chunks", "int", "1"),
+                      ("comms_on_one_group", "int", "1")]
 STEP_TABLES = {"summary": SUMMARY_COLUMNS, "breakdown": BREAKDOWN_COLUMNS, "memory": MEMORY_COLUMNS,
                "links": LINK_COLUMNS, "critical_path": PATH_COLUMNS}
 TIERS = {"ici", "node-switch", "scale-out", "dcn"}
@@ -384,7 +387,11 @@ def read_step_file(path, c):
         for key in ("podsim_version", "command_line", "config_yaml"):
             if key in attrs:
                 attrs[key] = as_text(attrs[key])
-        tables = {name: check_table(f, name, cols, c) for name, cols in STEP_TABLES.items()}
+        tables = {}
+        for name, cols in STEP_TABLES.items():
+            if name == "summary" and name in f and (f[name].dtype.names or ())[-1:] == ("comms_on_one_group",):
+                cols = cols + CONTENTION_COLUMNS
+            tables[name] = check_table(f, name, cols, c)
     return attrs, tables
 
 
@@ -538,6 +545,15 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
     c.check(int(s["fits_in_memory"]) == (1 if expect_fits else 0),
             f"fits_in_memory = {int(s['fits_in_memory'])}, expected {1 if expect_fits else 0}")
     c.check(as_text(s["network"]) in ("analytical", "contention"), f"network {as_text(s['network'])!r}")
+    counts = [n for n, _, _ in CONTENTION_COLUMNS]
+    if as_text(s["network"]) == "contention":
+        if c.check(all(n in s.dtype.names for n in counts), f"a contention run's /summary lacks {counts}"):
+            flows, chunks, one = (int(s[n]) for n in counts)
+            c.check(flows >= 0 and chunks >= 0 and flows + chunks >= 1,
+                    f"comms_as_flows {flows}, comms_as_chunks {chunks}: a step simulates something")
+            c.check(0 <= one <= flows + chunks, f"comms_on_one_group {one} of {flows + chunks}")
+    else:
+        c.check(not any(n in s.dtype.names for n in counts), f"an analytical run's /summary has {counts}")
     c.check(as_text(s["schedule"]) in ("gpipe", "1f1b", "interleaved"), f"schedule {as_text(s['schedule'])!r}")
     c.check(as_text(s["recompute"]) in ("none", "selective", "full"), f"recompute {as_text(s['recompute'])!r}")
 
