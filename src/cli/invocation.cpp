@@ -23,10 +23,11 @@ void report_parallel_stats(const partition::ParallelStats& stats, const Invocati
   const double simulated_s = to_seconds(stats.simulated_ps);
   char line[512];
   std::snprintf(line, sizeof line,
-                "podsim stats: %d process(es); %llu simulation(s) shared out whole; %llu partitioned simulation(s) "
-                "covering %.6g simulated s; %llu windows (%.4g per simulated s); %llu events, %llu sent to another "
-                "process\n",
+                "podsim stats: %d process(es); %llu simulation(s) shared out whole; %llu run whole by every process "
+                "(too small to split, or flows); %llu partitioned simulation(s) covering %.6g simulated s; %llu "
+                "windows (%.4g per simulated s); %llu events, %llu sent to another process\n",
                 invocation.world->size(), static_cast<unsigned long long>(stats.shared),
+                static_cast<unsigned long long>(stats.whole),
                 static_cast<unsigned long long>(stats.runs), simulated_s,
                 static_cast<unsigned long long>(stats.windows), simulated_s > 0 ? double(stats.windows) / simulated_s : 0.0,
                 static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.remote_events));

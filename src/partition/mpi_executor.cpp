@@ -10,9 +10,12 @@ namespace podsim::partition {
 
 collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, const network::NetworkSpec& net,
                                              const collectives::Schedule& schedule) {
-  // The flow model's rates are global: every process runs it whole (same answer everywhere).
-  if (sharing_ || comm_.size() == 1 || schedule.size() < net.min_partitioned_transfers ||
+  if (sharing_ || comm_.size() == 1) return collectives::run_schedule(topo, net, schedule);
+  // Not split, and run whole by every process: a simulation whose windows would cost more than
+  // they save, or one of flows, whose rates are global (the same answer everywhere).
+  if (schedule.size() < net.min_partitioned_transfers ||
       collectives::contention_model(net, schedule) == network::ContentionModel::kFlow) {
+    ++stats_.whole;
     return collectives::run_schedule(topo, net, schedule);
   }
 

@@ -15,6 +15,9 @@ struct ParallelStats {
   std::uint64_t events = 0;         ///< events processed, summed over processes
   SimTime simulated_ps = 0;         ///< simulated time covered, summed over runs
   std::uint64_t shared = 0;         ///< pieces of work spread over the processes (share())
+  /// Simulations every process ran whole instead of splitting them: under
+  /// network.min_partitioned_transfers, or flows (whose rates are global).
+  std::uint64_t whole = 0;
 };
 
 /// Runs schedules split over the processes of `comm` (every process calls run() with the
