@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
+
+#include "util/error.hpp"
 
 namespace podsim::network {
 
@@ -88,7 +89,7 @@ void FlowNetwork::resolve(core::Simulator& sim) {
     f.version = ++versions_;  // the flow's earlier end event is stale now
     const double left = std::ceil(f.left_ps / f.rate);
     if (!(left <= static_cast<double>(kMaxStepPs - now))) {
-      throw std::overflow_error("a transfer would end beyond the simulator's horizon of 2^60 ps");
+      throw SimulationError("a transfer would end beyond the simulator's horizon of 2^60 ps");
     }
     const core::EntityId here = vertex_entity0_ + f.src;
     sim.schedule(now + static_cast<SimTime>(left), here, here, kFinish, id, f.version);
