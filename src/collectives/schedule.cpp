@@ -6,6 +6,7 @@ TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
                             std::span<const TransferIndex> deps, SimTime delay_ps, SimTime arrival_delay_ps) {
   const auto index = static_cast<TransferIndex>(transfers_.size());
   transfers_.push_back(PlannedTransfer{src, dst, bytes, current_collective_, current_phase_});
+  total_bytes_ += static_cast<double>(bytes);
   if ((delay_ps != 0 || arrival_delay_ps != 0) && delays_.empty()) delays_.resize(index);
   if (!delays_.empty()) delays_.push_back(Delays{delay_ps, arrival_delay_ps});
   dep_items_.insert(dep_items_.end(), deps.begin(), deps.end());

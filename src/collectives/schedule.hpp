@@ -49,6 +49,8 @@ class Schedule {
   std::uint32_t phases() const { return phases_; }
 
   std::size_t size() const { return transfers_.size(); }
+  /// Bytes over all transfers.
+  double total_bytes() const { return total_bytes_; }
   std::uint32_t collectives() const { return current_collective_ + 1; }
   const PlannedTransfer& transfer(TransferIndex i) const { return transfers_[i]; }
   /// Software time at the source before transfer i's first byte leaves.
@@ -78,6 +80,7 @@ class Schedule {
   std::vector<TransferIndex> dep_items_;
   std::uint32_t current_collective_ = 0;
   std::uint32_t current_phase_ = 0;
+  double total_bytes_ = 0;
   std::uint32_t phases_ = 1;
   std::vector<LinkImage> link_images_;
 };

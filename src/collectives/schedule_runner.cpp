@@ -101,9 +101,8 @@ network::ContentionModel contention_model(const network::NetworkSpec& net, const
   if (net.fidelity != network::Fidelity::kContention || net.contention != network::ContentionModel::kAuto) {
     return net.contention;
   }
-  double bytes = 0;
-  for (TransferIndex i = 0; i < schedule.size(); ++i) bytes += static_cast<double>(schedule.transfer(i).bytes);
-  return network::contention_model_for(net, schedule.size() == 0 ? 0.0 : bytes / static_cast<double>(schedule.size()));
+  const double mean = schedule.size() == 0 ? 0.0 : schedule.total_bytes() / static_cast<double>(schedule.size());
+  return network::contention_model_for(net, mean);
 }
 
 ScheduleResult run_schedule(const topology::Topology& topo, const network::NetworkSpec& net_spec,

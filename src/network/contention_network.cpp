@@ -9,7 +9,6 @@ namespace {
 // destination chip (bits 8..31).
 enum EventKind : std::uint32_t { kChunkHead = 1, kLinkFree = 2, kDelivered = 3, kDeparted = 4, kStart = 5 };
 constexpr std::uint32_t kLastChunk = 1u << 4;
-constexpr std::uint64_t kMaxChunkBytes = 1ull << 31;
 
 std::uint32_t chunk_kind(bool last, VertexId dst) { return kChunkHead | (last ? kLastChunk : 0) | (dst << 8); }
 }  // namespace
@@ -36,8 +35,6 @@ ContentionNetwork::ContentionNetwork(const NetworkSpec& spec, const topology::To
       listener_(listener),
       usage_(topo.links().size()),
       links_(topo.links().size()) {
-  if (spec_.max_chunks == 0) spec_.max_chunks = 1;
-  if (spec_.min_chunk_bytes == 0) spec_.min_chunk_bytes = 1;
   bind_network_entities(topo, sim, first_entity, *this, local);
 }
 
@@ -63,8 +60,7 @@ void ContentionNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, s
   Source& s = sources_[id];
   s.dst = dst;
   s.tag = tag;
-  const std::uint64_t wanted = (bytes + spec_.max_chunks - 1) / spec_.max_chunks;
-  s.chunk_bytes = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(wanted, spec_.min_chunk_bytes, kMaxChunkBytes));
+  s.chunk_bytes = static_cast<std::uint32_t>(chunk_bytes(spec_, bytes));
   s.bytes_to_inject = bytes;
   if (delay_ps > 0) {
     // The source starts injecting later; the event stays at this vertex.

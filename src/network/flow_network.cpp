@@ -42,27 +42,31 @@ void FlowNetwork::send(core::Simulator& sim, VertexId src, VertexId dst, std::ui
 
 void FlowNetwork::start(core::Simulator& sim, VertexId src, VertexId dst, std::uint64_t bytes, std::uint32_t tag) {
   // The route, its latency and its slowest link.
-  uses_.clear();
+  route_.clear();
   SimTime latency = 0;
   double slowest = 0;
   for (VertexId at = src; at != dst;) {
     const topology::LinkId id = topo_.next_link(at, dst);
     const topology::Link& l = topo_.link(id);
     latency += l.latency_ps;
-    slowest = uses_.empty() ? l.bandwidth_Bps : std::min(slowest, l.bandwidth_Bps);
-    uses_.push_back({id, l.bandwidth_Bps});
+    slowest = route_.empty() ? l.bandwidth_Bps : std::min(slowest, l.bandwidth_Bps);
+    route_.push_back(id);
     at = l.dst;
   }
-  if (uses_.empty() || bytes == 0) {
+  if (route_.empty() || bytes == 0) {
     // Nothing to share: the last byte leaves now and arrives after the route's latency.
-    done(sim, src, dst, tag, sim.now() + latency);
+    const core::EntityId here = vertex_entity0_ + src;
+    sim.schedule(sim.now(), here, here, kDeparted, tag);
+    deliver(sim, src, dst, tag, sim.now() + latency);
     return;
   }
   const auto b = static_cast<double>(bytes);
-  for (ResourceUse& u : uses_) {
-    usage_[u.resource].bytes += b;
-    usage_[u.resource].busy_ps += transfer_time_ps(b, u.fraction);
-    u.fraction = slowest / u.fraction;  // share of this link the flow takes at full rate
+  uses_.clear();
+  for (const topology::LinkId link : route_) {
+    const double bandwidth = topo_.link(link).bandwidth_Bps;
+    usage_[link].bytes += b;
+    usage_[link].busy_ps += transfer_time_ps(b, bandwidth);
+    uses_.push_back({link, slowest / bandwidth});  // the share of the link it takes at full rate
   }
   const LinkSharing::ActivityId id = sharing_.add(uses_);
   if (flows_.size() <= id) flows_.resize(id + 1);
@@ -100,16 +104,13 @@ void FlowNetwork::finish(core::Simulator& sim, LinkSharing::ActivityId id) {
   const Flow f = flows_[id];
   sharing_.remove(id);
   if (sharing_.active() > 0) want_solve(sim, f.src);
-  const core::EntityId here = vertex_entity0_ + f.src;
-  sim.schedule(sim.now() + f.latency_ps + listener_.arrival_delay_ps(f.tag), here, vertex_entity0_ + f.dst,
-               kDelivered, f.tag);
+  deliver(sim, f.src, f.dst, f.tag, sim.now() + f.latency_ps);
   listener_.transfer_departed(sim, f.tag);  // this event is at the source, now
 }
 
-void FlowNetwork::done(core::Simulator& sim, VertexId src, VertexId dst, std::uint32_t tag, SimTime arrival_ps) {
-  const core::EntityId here = vertex_entity0_ + src;
-  sim.schedule(sim.now(), here, here, kDeparted, tag);
-  sim.schedule(arrival_ps + listener_.arrival_delay_ps(tag), here, vertex_entity0_ + dst, kDelivered, tag);
+void FlowNetwork::deliver(core::Simulator& sim, VertexId src, VertexId dst, std::uint32_t tag, SimTime arrival_ps) {
+  sim.schedule(arrival_ps + listener_.arrival_delay_ps(tag), vertex_entity0_ + src, vertex_entity0_ + dst, kDelivered,
+               tag);
 }
 
 void FlowNetwork::handle(core::Simulator& sim, const core::Event& event) {

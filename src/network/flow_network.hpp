@@ -56,7 +56,8 @@ class FlowNetwork final : public NetworkModel, private core::EventHandler {
   void finish(core::Simulator& sim, LinkSharing::ActivityId id);
   void want_solve(core::Simulator& sim, VertexId at);
   void resolve(core::Simulator& sim);
-  void done(core::Simulator& sim, VertexId src, VertexId dst, std::uint32_t tag, SimTime arrival_ps);
+  /// The last byte of `tag` reaches `dst` at `arrival_ps` (plus the listener's arrival delay).
+  void deliver(core::Simulator& sim, VertexId src, VertexId dst, std::uint32_t tag, SimTime arrival_ps);
 
   const topology::Topology& topo_;
   core::EntityId vertex_entity0_;
@@ -66,7 +67,8 @@ class FlowNetwork final : public NetworkModel, private core::EventHandler {
   std::vector<Flow> flows_;
   std::vector<Waiting> waiting_;
   std::vector<std::uint32_t> free_waiting_;
-  std::vector<ResourceUse> uses_;  // scratch of start()
+  std::vector<topology::LinkId> route_;  // scratch of start()
+  std::vector<ResourceUse> uses_;        // scratch of start()
   std::uint64_t versions_ = 0;
   bool solve_pending_ = false;
 };

@@ -1,10 +1,10 @@
 #include "network/network_model.hpp"
 
+#include <stdexcept>
+
 #include "network/analytical_network.hpp"
 #include "network/contention_network.hpp"
 #include "network/flow_network.hpp"
-
-#include <stdexcept>
 
 namespace podsim::network {
 

@@ -63,8 +63,9 @@ class NetworkModel {
 /// its source vertex. Empty = all of them.
 using LocalVertices = std::vector<char>;
 
-/// The model `spec` asks for (a contention-aware spec left at kAuto runs as chunks: resolve
-/// it with contention_model_for first). The flow model runs only whole (`local` empty). `topo` and `listener` must outlive it. It uses entity ids
+/// The model `spec` asks for; a contention-aware spec still at kAuto runs as chunks (callers
+/// resolve it by the schedule, collectives::contention_model). The flow model runs only
+/// whole (`local` empty). `topo` and `listener` must outlive it. It uses entity ids
 /// [first_entity, first_entity + vertices + links): vertices, then links; it
 /// binds the local ones in `sim` and marks the others remote.
 std::unique_ptr<NetworkModel> make_network(const NetworkSpec& spec,

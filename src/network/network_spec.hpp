@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include <cstdint>
@@ -46,6 +47,14 @@ struct NetworkSpec {
 
   bool operator==(const NetworkSpec&) const = default;
 };
+
+/// The chunk size the chunk model cuts a message of `bytes` into: at most max_chunks chunks of
+/// at least min_chunk_bytes (and at most 2 GiB).
+inline std::uint64_t chunk_bytes(const NetworkSpec& spec, std::uint64_t bytes) {
+  const std::uint64_t chunks = spec.max_chunks == 0 ? 1 : spec.max_chunks;
+  const std::uint64_t wanted = (bytes + chunks - 1) / chunks;
+  return std::clamp<std::uint64_t>(wanted, spec.min_chunk_bytes == 0 ? 1 : spec.min_chunk_bytes, 1ull << 31);
+}
 
 /// The contention-aware model for transfers of `mean_bytes` on average: kFlow or kChunk
 /// (kAuto resolved by spec.flow_min_bytes).
