@@ -115,16 +115,18 @@ void check_sizes(const config::CollectiveRequest& request, const topology::Topol
 
 /// Refuses (unless forced) sizes whose schedules would be beyond the work budget
 /// (runtime/step_work.hpp): one collective of more than kScheduleBudget transfers, or more
-/// than kCommSecondsBudget of simulation over all sizes. Nothing is lowered to know it.
+/// than kCommSecondsBudget of simulation over all sizes. Nothing is lowered to know it:
+/// `costs` are each size's transfers (collectives::estimate_cost).
 void check_work(const config::CollectiveRequest& request, const topology::Topology& topo,
-                const std::vector<collectives::Group>& groups, const std::string& sizes_flag) {
+                const std::vector<collectives::Group>& groups, const std::vector<double>& costs,
+                const std::string& sizes_flag) {
   double total = 0;
   double seconds = 0;
   double largest = 0;
   std::uint64_t largest_bytes = 0;
-  for (std::uint64_t bytes : request.sizes) {
-    const double transfers = collectives::estimate_cost(
-        topo, {request.op, request.algorithm, bytes, request.protocol}, groups.front(), groups.size());
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    const std::uint64_t bytes = request.sizes[i];
+    const double transfers = costs[i];
     total += transfers;
     seconds += transfers * runtime::seconds_per_transfer(request.network, topo.chips(),
                                                          static_cast<double>(bytes) / groups.front().size());
@@ -210,18 +212,18 @@ void run_collective(const CollectiveOptions& options, const Invocation& invocati
   const auto groups = collectives::make_groups(topo, axes);
   collectives::resolve_algorithm(topo, {request.op, request.algorithm, 1, request.protocol}, groups.front());
   check_sizes(request, topo, static_cast<std::uint32_t>(groups.front().chips.size()), options.args.sizes);
-  if (!options.force) check_work(request, topo, groups, options.args.sizes);
+  std::vector<double> costs;  // transfers of each size: the budget, and how sizes are shared out
+  for (std::uint64_t bytes : request.sizes) {
+    costs.push_back(collectives::estimate_cost(topo, {request.op, request.algorithm, bytes, request.protocol},
+                                               groups.front(), groups.size()));
+  }
+  if (!options.force) check_work(request, topo, groups, costs, options.args.sizes);
   const auto claim = claim_output(options.output_file, request.inputs, invocation);
 
   // Under mpirun the sizes are shared out over the processes, each simulated whole; with one
   // size, a contention-aware run as chunks is split over them chip by chip
   // (partition::MpiExecutor).
   partition::MpiExecutor executor(*invocation.world);
-  std::vector<double> costs;
-  for (std::uint64_t bytes : request.sizes) {
-    costs.push_back(collectives::estimate_cost(topo, {request.op, request.algorithm, bytes, request.protocol},
-                                               groups.front(), groups.size()));
-  }
   static_assert(std::is_trivially_copyable_v<collectives::CollectiveTiming>);
   const auto shared = executor.share(costs, [&](std::size_t i) {
     const collectives::CollectiveTiming t = collectives::time_collective(

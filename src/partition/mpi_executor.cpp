@@ -69,8 +69,13 @@ std::vector<std::vector<char>> MpiExecutor::share(const std::vector<double>& cos
   // This process's pieces, packed as (index, length, bytes) for every other process.
   std::vector<std::vector<char>> results(costs.size());
   std::vector<char> mine;
-  sharing_ = true;
-  try {
+  {
+    // Every run inside a piece is this process's alone, until the pieces are done (or throw).
+    struct Sharing {
+      bool& flag;
+      explicit Sharing(bool& f) : flag(f) { flag = true; }
+      ~Sharing() { flag = false; }
+    } sharing(sharing_);
     for (std::size_t i = 0; i < costs.size(); ++i) {
       if (owner[i] != comm_.rank()) continue;
       results[i] = work(i);
@@ -79,11 +84,7 @@ std::vector<std::vector<char>> MpiExecutor::share(const std::vector<double>& cos
       mine.insert(mine.end(), h, h + sizeof header);
       mine.insert(mine.end(), results[i].begin(), results[i].end());
     }
-  } catch (...) {
-    sharing_ = false;
-    throw;
   }
-  sharing_ = false;
   std::vector<std::vector<char>> out(size, mine);
   out[static_cast<std::size_t>(comm_.rank())].clear();
   for (const auto& from : comm_.exchange(out)) {

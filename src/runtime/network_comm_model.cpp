@@ -453,8 +453,12 @@ const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double
   return use(*key, [&] { return measure_key(*key); });
 }
 
+NetworkCommModel::Key NetworkCommModel::send_key(int from, int to, double bytes) {
+  return Key{int(CommAxis::kPp), int(CommOp::kSendRecv), static_cast<std::uint64_t>(bytes + 0.5), from, to};
+}
+
 const CommProfile& NetworkCommModel::send(int from, int to, double bytes) {
-  const Key key{int(CommAxis::kPp), int(CommOp::kSendRecv), static_cast<std::uint64_t>(bytes + 0.5), from, to};
+  const Key key = send_key(from, to, bytes);
   return use(key, [&] { return measure_key(key); });
 }
 
@@ -469,8 +473,7 @@ void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
       if (t.kind == parallelism::TaskKind::kCollective) {
         key = key_of(t.axis, t.op, t.bytes, program.stage, t.peer);
       } else if (t.kind == parallelism::TaskKind::kSend) {
-        key = Key{int(CommAxis::kPp), int(CommOp::kSendRecv), static_cast<std::uint64_t>(t.bytes + 0.5), program.stage,
-                  t.peer};
+        key = send_key(program.stage, t.peer, t.bytes);
       }
       if (!key || cache_.count(*key) != 0 || !seen.insert(*key).second) continue;
       if (memo_ != nullptr && memo_->find(memo_context_, *key) != nullptr) continue;

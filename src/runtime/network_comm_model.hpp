@@ -129,6 +129,8 @@ class NetworkCommModel final : public CommModel {
   /// bytes, a group of one).
   std::optional<Key> key_of(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
                             int peer) const;
+  /// The key of a pipeline message as send() asks for it.
+  static Key send_key(int from, int to, double bytes);
   /// Lowers and measures communication `key`: a collective of its axis's groups in its stage,
   /// a tied-embedding sum (kOther, stages lo and hi) or a pipeline message (kPp, from, to).
   Result measure_key(const Key& key);

@@ -97,9 +97,9 @@ const char* axis_key(CommAxis axis) {
 
 double seconds_per_transfer(const network::NetworkSpec& net, double chips, double mean_bytes) {
   const bool flows = network::contention_model_for(net, mean_bytes) == network::ContentionModel::kFlow;
-  // The chunks a message is cut into (ContentionNetwork::send).
-  const double chunks = std::clamp(std::ceil(mean_bytes / static_cast<double>(net.min_chunk_bytes)), 1.0,
-                                   static_cast<double>(net.max_chunks));
+  // The chunks the chunk model cuts a message into.
+  const auto bytes = static_cast<std::uint64_t>(std::max(0.0, mean_bytes));
+  const double chunks = std::max(1.0, std::ceil(mean_bytes / static_cast<double>(network::chunk_bytes(net, bytes))));
   const double base = net.fidelity == network::Fidelity::kAnalytical ? kAnalyticalSecondsPerTransfer
                       : flows                                        ? kFlowSecondsPerTransfer
                                                                      : kChunkedSecondsPerTransfer + kSecondsPerChunk * chunks;
