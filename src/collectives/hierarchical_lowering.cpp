@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 
+#include "collectives/link_images.hpp"
 #include "collectives/lowering.hpp"
 #include "collectives/lowering_steps.hpp"
 
@@ -16,37 +19,110 @@ void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
     const bool grid = topo.axes()[static_cast<std::size_t>(g.dims[0].axis)].tier == topology::LinkTier::kIci;
     const CollectiveSpec spec{op, grid ? Algorithm::kTorus : Algorithm::kRing, bytes};
     if (grid) {
-      lower_torus(topo, spec, g, start, end, schedule);
+      lower_torus(topo, spec, g, false, start, end, schedule);
     } else {
       lower_ring(topo, spec, g, false, start, end, schedule);
     }
   });
 }
 
-}  // namespace
+/// Where each chip sits on the rings across slices: its ring, and its position on it.
+struct RingPlaces {
+  std::vector<std::vector<ChipId>> orders;      ///< each outer group's ring order
+  std::unordered_map<ChipId, std::size_t> ring;  ///< chip -> its ring
+  std::unordered_map<ChipId, std::size_t> pos;   ///< chip -> its position on it
+  /// The chip at position `s` of `c`'s ring: `c`'s counterpart in the s-th slice.
+  ChipId at(ChipId c, std::size_t s) const { return orders[ring.at(c)][s]; }
+};
 
-void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
-                        const std::vector<Group>& groups, const Frontier& start, Frontier& end,
-                        Schedule& schedule) {
-  // Split every group into its fast-tier part (inside slices/nodes) and its slow-tier part.
-  std::vector<std::size_t> inner_dims;
-  std::vector<std::size_t> outer_dims;
-  const Group& shape = groups.front();
-  for (std::size_t d = 0; d < shape.dims.size(); ++d) {
-    if (shape.dims[d].size < 2) continue;
-    (topology::is_slow_tier(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
-  }
-  std::vector<Group> inner;
-  std::vector<Group> outer;
-  for (const Group& g : groups) {
-    for (Group& s : split(g, inner_dims)) inner.push_back(std::move(s));
-    for (Group& s : split(g, outer_dims)) outer.push_back(std::move(s));
-  }
-  std::uint64_t inner_size = inner.front().size();
-  // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
-  // shard crosses the slow network.
-  const std::uint64_t shard = share(spec.bytes, inner_size);
+/// The collective with only the slices (nodes) at ring positions 0 and 1, and each ring across
+/// them a ring of 2 that takes the full ring's steps and chunk: every slice of a collective
+/// alone on its schedule does what slice 0 (or 1) does at the same time when the slices are
+/// exact copies on links of their own, and every ring across them is then symmetric, each
+/// member sending its step k when its neighbours do. Nothing when that does not hold.
+struct TwoSlices {
+  std::vector<Group> inner;  ///< the inner groups of positions 0 and 1
+  std::vector<std::vector<ChipId>> pairs;  ///< positions 0 and 1 of every ring across
+  std::size_t ring = 0;                     ///< members of a ring across (3 or more)
+};
 
+std::optional<TwoSlices> two_slices(const std::vector<Group>& inner,
+                                    const RingPlaces& places) {
+  const std::size_t S = places.orders.front().size();
+  if (S < 3) return std::nullopt;
+  TwoSlices out;
+  out.ring = S;
+  std::unordered_map<ChipId, std::size_t> kept;  // first chip -> index in out.inner
+  for (const auto& order : places.orders) {
+    if (order.size() != S) return std::nullopt;
+    out.pairs.push_back({order[0], order[1]});
+  }
+  for (const Group& g : inner) {
+    const std::size_t s = places.pos.at(g.chips.front());
+    for (const ChipId c : g.chips) {
+      if (places.pos.at(c) != s) return std::nullopt;  // a slice's group spans positions
+    }
+    if (s < 2) {
+      kept.emplace(g.chips.front(), out.inner.size());
+      out.inner.push_back(g);
+    }
+  }
+  // Each group is its counterpart's in slice 0 or 1, chip for chip.
+  for (const Group& g : inner) {
+    const std::size_t s = places.pos.at(g.chips.front());
+    const auto it = kept.find(places.at(g.chips.front(), s % 2));
+    if (it == kept.end()) return std::nullopt;
+    const Group& twin = out.inner[it->second];
+    if (twin.chips.size() != g.chips.size()) return std::nullopt;
+    for (std::size_t i = 0; i < g.chips.size(); ++i) {
+      if (places.at(g.chips[i], s % 2) != twin.chips[i]) return std::nullopt;
+    }
+  }
+  return out;
+}
+
+/// The link images of a two-slice schedule: each transfer inside slice 0 (1) stands for its
+/// counterparts in every even (odd) slice, each ring-of-2 hop from position j for the hops
+/// from every position s ≡ j (mod 2) to s + 1. Nothing when any is not an exact copy on
+/// links of its own, or slice 1 is not one of slice 0 (nor the hop back one of the hop out).
+std::optional<std::vector<Schedule::LinkImage>> slice_images(const topology::Topology& topo, const Schedule& reduced,
+                                                             const RingPlaces& places) {
+  std::vector<std::uint64_t> hops;
+  for (TransferIndex t = 0; t < reduced.size(); ++t) {
+    hops.push_back((std::uint64_t{reduced.transfer(t).src} << 32) | reduced.transfer(t).dst);
+  }
+  std::sort(hops.begin(), hops.end());
+  hops.erase(std::unique(hops.begin(), hops.end()), hops.end());
+  const std::size_t S = places.orders.front().size();
+  LinkImageBuilder images(topo);
+  LinkImageBuilder alike(topo);  // slice 1 a copy of slice 0, the hop back one of the hop out
+  for (const std::uint64_t hop : hops) {
+    const auto u = static_cast<ChipId>(hop >> 32);
+    const auto v = static_cast<ChipId>(hop & 0xFFFF'FFFFu);
+    const std::size_t j = places.pos.at(u);
+    const bool across = places.pos.at(v) != j;
+    const ChipId u1 = places.at(u, 1 - j);
+    const ChipId v1 = places.at(v, across ? j : 1 - j);
+    if (!alike.pair(u, v, u1, v1, static_cast<std::uint32_t>(j))) return std::nullopt;
+    for (std::size_t s = j; s < S; s += 2) {
+      const ChipId to_u = places.at(u, s);
+      const ChipId to_v = across ? places.at(v, (s + 1) % S) : places.at(v, s);
+      if (!images.pair(u, v, to_u, to_v, static_cast<std::uint32_t>(s))) return std::nullopt;
+    }
+  }
+  return images.images();
+}
+
+/// Ring steps of `op` on a ring of n (ring_lowering.cpp).
+int ring_steps(Op op, std::size_t n) {
+  return static_cast<int>(op == Op::kAllReduce ? 2 * (n - 1) : n - 1);
+}
+
+/// Inside, across, inside: the phases of `spec` on `inner` groups and rings across (`across`:
+/// each ring's members in order, `ring` the members each stands for).
+void lower_phases(const topology::Topology& topo, const CollectiveSpec& spec, const std::vector<Group>& inner,
+                  const std::vector<std::vector<ChipId>>& across, std::size_t ring, std::uint64_t shard,
+                  const Frontier& start, Frontier& end, Schedule& schedule) {
   Frontier current = start;
   bool first = true;
   auto run = [&](auto&& phase) {
@@ -58,15 +134,14 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
   };
   auto outer_phase = [&](Op op) {
     run([&](const Frontier& s, Frontier& e) {
-      lower_concurrently(schedule, outer, [&](const Group& g) {
-        lower_ring(topo, CollectiveSpec{op, Algorithm::kRing, shard}, g, false, s, e, schedule);
+      lower_concurrently(schedule, across, [&](const std::vector<ChipId>& order) {
+        ring_pass(schedule, order, ring_steps(op, ring), share(shard, ring), s, e);
       });
     });
   };
   auto inner_step = [&](Op op) {
     run([&](const Frontier& s, Frontier& e) { inner_phase(topo, op, spec.bytes, inner, s, e, schedule); });
   };
-
   switch (spec.op) {
     case Op::kAllReduce:
       inner_step(Op::kReduceScatter);
@@ -85,6 +160,53 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
       break;  // rejected by resolve_algorithm
   }
   end.merge(current);
+}
+
+}  // namespace
+
+void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
+                        const std::vector<Group>& groups, bool alone, const Frontier& start, Frontier& end,
+                        Schedule& schedule) {
+  // Split every group into its fast-tier part (inside slices/nodes) and its slow-tier part.
+  std::vector<std::size_t> inner_dims;
+  std::vector<std::size_t> outer_dims;
+  const Group& shape = groups.front();
+  for (std::size_t d = 0; d < shape.dims.size(); ++d) {
+    if (shape.dims[d].size < 2) continue;
+    (topology::is_slow_tier(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
+  }
+  std::vector<Group> inner;
+  std::vector<Group> outer;
+  for (const Group& g : groups) {
+    for (Group& s : split(g, inner_dims)) inner.push_back(std::move(s));
+    for (Group& s : split(g, outer_dims)) outer.push_back(std::move(s));
+  }
+  // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
+  // shard crosses the slow network, a ring per position (ring_lowering.cpp's order).
+  const std::uint64_t shard = share(spec.bytes, inner.front().size());
+  RingPlaces places;
+  for (const Group& g : outer) {
+    places.orders.push_back(ring_order(topo, g));
+    for (std::size_t i = 0; i < places.orders.back().size(); ++i) {
+      places.ring.emplace(places.orders.back()[i], places.orders.size() - 1);
+      places.pos.emplace(places.orders.back()[i], i);
+    }
+  }
+  if (alone) {
+    if (const auto two = two_slices(inner, places)) {
+      Schedule reduced;
+      reduced.begin_collective(schedule.collectives() - 1);
+      Frontier reduced_end(end.chips());
+      lower_phases(topo, spec, two->inner, two->pairs, two->ring, shard, start, reduced_end, reduced);
+      if (auto images = slice_images(topo, reduced, places)) {
+        reduced.set_link_images(std::move(*images));
+        schedule = std::move(reduced);
+        end.merge(reduced_end);
+        return;
+      }
+    }
+  }
+  lower_phases(topo, spec, inner, places.orders, places.orders.front().size(), shard, start, end, schedule);
 }
 
 }  // namespace podsim::collectives::detail

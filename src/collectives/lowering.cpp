@@ -195,25 +195,26 @@ Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec
 
 void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec,
                       const std::vector<Group>& groups, std::uint32_t collective_index,
-                      Schedule& schedule) {
+                      Schedule& schedule, Symmetry symmetry) {
   if (groups.empty()) return;
   const Resolved resolved = resolve_collective(topo, spec, groups.front());
   const Algorithm algorithm = resolved.algorithm;
+  const bool alone = symmetry == Symmetry::kPeriod && schedule.size() == 0 && schedule.link_images().empty();
   schedule.begin_collective(collective_index);
   const Frontier start(topo.vertices());
   Frontier end(topo.vertices());
   if (resolved.protocol != Protocol::kAuto) {
-    detail::lower_nccl(topo, CollectiveSpec{spec.op, algorithm, spec.bytes, resolved.protocol}, groups, start, end,
-                       schedule);
+    detail::lower_nccl(topo, CollectiveSpec{spec.op, algorithm, spec.bytes, resolved.protocol}, groups, symmetry,
+                       start, end, schedule);
     return;
   }
   if (algorithm == Algorithm::kHierarchical) {
-    detail::lower_hierarchical(topo, spec, groups, start, end, schedule);
+    detail::lower_hierarchical(topo, spec, groups, alone, start, end, schedule);
     return;
   }
   detail::lower_concurrently(schedule, groups, [&](const Group& g) {
     if (algorithm == Algorithm::kTorus) {
-      detail::lower_torus(topo, spec, g, start, end, schedule);
+      detail::lower_torus(topo, spec, g, alone && groups.size() == 1, start, end, schedule);
     } else if (algorithm == Algorithm::kDimensionOrdered) {
       detail::lower_dimension_ordered(topo, spec, g, start, end, schedule);
     } else {

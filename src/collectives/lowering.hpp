@@ -8,6 +8,9 @@
 
 namespace podsim::collectives {
 
+/// Whether a lowering may simulate one period of a symmetric collective (lower_collective).
+enum class Symmetry { kPeriod, kWhole };
+
 /// What a collective runs as: the algorithm, and on an NCCL cluster the protocol NCCL
 /// uses and what NCCL's own model predicts.
 struct Resolved {
@@ -34,10 +37,16 @@ Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec
                             const Group& group);
 
 /// Appends `spec` running on every group of `groups` at once to `schedule`, as collective
-/// number `collective_index`. All groups must span the same axes.
+/// number `collective_index`. All groups must span the same axes. With Symmetry::kPeriod (the
+/// default) a collective alone on an empty schedule whose parts are exact copies of each other
+/// on links of their own is lowered as one period that stands for the rest, its loads mapped
+/// to theirs by the schedule's link images (the same times and link loads, far fewer
+/// transfers): a torus collective on the first line along each axis, a hierarchical one on
+/// its first two slices or nodes, an NCCL ring over an even number of nodes on two of them.
+/// Symmetry::kWhole lowers every transfer (for a caller that reads each group's own).
 void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec,
                       const std::vector<Group>& groups, std::uint32_t collective_index,
-                      Schedule& schedule);
+                      Schedule& schedule, Symmetry symmetry = Symmetry::kPeriod);
 
 /// Pieces a pipelined broadcast of `bytes` over a chain of `n` chips is cut into: the
 /// integer near sqrt((n−2)·S·/(B·α)) that balances per-piece latency against pipeline

@@ -35,14 +35,17 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order);
 void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                 bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule);
 
-/// Reduce-scatter (`gather` false) or all-gather (true) of an array of `bytes` along one
-/// axis of `group`: on every line along that axis at once, a bidirectional ring where the
-/// axis wraps (3+ chips), else a folded ring.
-void axis_phase(const Group& group, std::size_t axis_pos,
-                std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule);
+/// Reduce-scatter or all-gather of an array of `bytes` along one axis of `group`: on every
+/// line along that axis at once, a bidirectional ring where the axis wraps (3+ chips), else a
+/// folded ring. `first_line_only`: only the first line runs, and every other line's chips
+/// wait as their counterparts on it (a symmetric torus lowering, lower_torus).
+void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, bool first_line_only,
+                const Frontier& start, Frontier& end, Schedule& schedule);
 
-/// Multi-dimensional torus lowering (per-axis phases on every axis at once).
-void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+/// Multi-dimensional torus lowering (per-axis phases on every axis at once). `alone`: the
+/// group is the only one of a schedule that holds nothing else, so where every line along an
+/// axis is alike only the first is simulated, standing for the others through link images.
+void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool alone,
                  const Frontier& start, Frontier& end, Schedule& schedule);
 
 /// Dimension-ordered lowering: reduce-scatter along each dimension in turn, all-reduce on
@@ -51,8 +54,11 @@ void lower_dimension_ordered(const topology::Topology& topo, const CollectiveSpe
                              const Frontier& start, Frontier& end, Schedule& schedule);
 
 /// Hierarchical lowering over all `groups` at once: inside slices/nodes, across, inside.
+/// `alone`: they are all the (empty) schedule holds, so where every slice is a copy of the
+/// first two on links of its own only those two are simulated, each ring across them a ring
+/// of two with the full ring's steps, standing for the rest through link images.
 void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
-                        const std::vector<Group>& groups, const Frontier& start, Frontier& end,
+                        const std::vector<Group>& groups, bool alone, const Frontier& start, Frontier& end,
                         Schedule& schedule);
 
 }  // namespace podsim::collectives::detail

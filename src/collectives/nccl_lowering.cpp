@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 
+#include "collectives/link_images.hpp"
 #include "collectives/nccl_emitter.hpp"
 #include "util/error.hpp"
 
@@ -120,8 +121,7 @@ struct Context {
 std::optional<std::vector<Schedule::LinkImage>> ring_images(const topology::Topology& topo,
                                                            const std::vector<std::vector<VertexId>>& orders,
                                                            std::size_t period) {
-  std::map<std::pair<topology::LinkId, std::size_t>, topology::LinkId> image;  // (link, repeat) -> link
-  std::map<topology::LinkId, std::pair<topology::LinkId, std::size_t>> preimage;
+  LinkImageBuilder images(topo);
   for (const auto& order : orders) {
     const std::size_t n = order.size();
     for (std::size_t p = 0; p < n; ++p) {
@@ -133,25 +133,10 @@ std::optional<std::vector<Schedule::LinkImage>> ring_images(const topology::Topo
       if ((topo.node_switch(src) == topo.node_switch(dst)) != (topo.node_switch(rsrc) == topo.node_switch(rdst))) {
         return std::nullopt;
       }
-      const auto full = topo.route(src, dst);
-      const auto reduced = topo.route(rsrc, rdst);
-      if (full.size() != reduced.size()) return std::nullopt;
-      for (std::size_t j = 0; j < full.size(); ++j) {
-        const auto& a = topo.link(full[j]);
-        const auto& b = topo.link(reduced[j]);
-        if (a.bandwidth_Bps != b.bandwidth_Bps || a.latency_ps != b.latency_ps) return std::nullopt;
-        const std::pair<topology::LinkId, std::size_t> key{reduced[j], p / period};
-        const auto [it, added] = image.emplace(key, full[j]);
-        if (!added && it->second != full[j]) return std::nullopt;
-        const auto [back, fresh] = preimage.emplace(full[j], key);
-        if (!fresh && back->second != key) return std::nullopt;  // two repeats share a link
-      }
+      if (!images.pair(rsrc, rdst, src, dst, static_cast<std::uint32_t>(p / period))) return std::nullopt;
     }
   }
-  std::vector<Schedule::LinkImage> out;
-  out.reserve(image.size());
-  for (const auto& [key, to] : image) out.emplace_back(key.first, to);
-  return out;
+  return images.images();
 }
 
 void lower_ring(Context& c) {
@@ -558,7 +543,7 @@ std::optional<nccl::System> nccl_system(const topology::Topology& topo, const Gr
 }
 
 void lower_nccl(const topology::Topology& topo, const CollectiveSpec& spec, const std::vector<Group>& groups,
-                const Frontier& start, Frontier& end, Schedule& schedule) {
+                Symmetry symmetry, const Frontier& start, Frontier& end, Schedule& schedule) {
   for (const Group& group : groups) {
     const auto system = nccl_system(topo, group);
     if (!system) throw SimulationError("an NCCL algorithm on a topology without an nccl section");
@@ -577,7 +562,7 @@ void lower_nccl(const topology::Topology& topo, const CollectiveSpec& spec, cons
                                                                                : nccl::base_latency_us(algo, proto));
     NcclEmitter em(topo, schedule, start, wire_factor(proto), start_ps);
     Context c{topo, em, model, spec.op, proto, static_cast<double>(spec.bytes), by_node(topo, group),
-              groups.size() == 1 && schedule.size() == 0};
+              symmetry == Symmetry::kPeriod && groups.size() == 1 && schedule.size() == 0};
     if (spec.op == Op::kBroadcast) {
       lower_broadcast(c);
     } else if (algo == Algo::kRing) {

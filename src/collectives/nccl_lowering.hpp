@@ -7,6 +7,7 @@
 
 #include "collectives/collective_spec.hpp"
 #include "collectives/group.hpp"
+#include "collectives/lowering.hpp"
 #include "collectives/nccl_tuning.hpp"
 #include "collectives/schedule.hpp"
 
@@ -32,8 +33,9 @@ int tree_pieces(double per_tree, nccl::Proto p, double chips, double trees);
 int broadcast_pieces(double bytes, nccl::Proto p);
 
 /// Lowers NCCL's `spec.algorithm` (ring, tree, nvls, nvls-tree, collnet) with protocol
-/// `spec.protocol` (resolved, not kAuto) on every group at once.
+/// `spec.protocol` (resolved, not kAuto) on every group at once. `symmetry`: whether a ring
+/// alone on its schedule may run as its two-node period (ring_images).
 void lower_nccl(const topology::Topology& topo, const CollectiveSpec& spec, const std::vector<Group>& groups,
-                const Frontier& start, Frontier& end, Schedule& schedule);
+                Symmetry symmetry, const Frontier& start, Frontier& end, Schedule& schedule);
 
 }  // namespace podsim::collectives::detail

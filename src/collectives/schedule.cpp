@@ -1,12 +1,20 @@
 #include "collectives/schedule.hpp"
 
+#include <string>
+
+#include "util/error.hpp"
+
 namespace podsim::collectives {
 
 TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
                             std::span<const TransferIndex> deps, SimTime delay_ps, SimTime arrival_delay_ps) {
+  if (transfers_.size() >= kDependencyIndex) {
+    throw SimulationError("a schedule of more than " + std::to_string(kDependencyIndex) + " transfers");
+  }
   const auto index = static_cast<TransferIndex>(transfers_.size());
   transfers_.push_back(PlannedTransfer{src, dst, bytes, current_collective_, current_phase_});
   total_bytes_ += static_cast<double>(bytes);
+  for (const TransferIndex d : deps) mirrored_ = mirrored_ || (d & ~kDependencyIndex) != 0;
   if ((delay_ps != 0 || arrival_delay_ps != 0) && delays_.empty()) delays_.resize(index);
   if (!delays_.empty()) delays_.push_back(Delays{delay_ps, arrival_delay_ps});
   dep_items_.insert(dep_items_.end(), deps.begin(), deps.end());
@@ -17,6 +25,16 @@ TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
 void Frontier::merge(const Frontier& other) {
   for (std::size_t c = 0; c < ready_.size(); ++c) {
     ready_[c].insert(ready_[c].end(), other.ready_[c].begin(), other.ready_[c].end());
+  }
+}
+
+void Frontier::mirror(const Schedule& schedule, VertexId from, VertexId to) {
+  for (const TransferIndex t : ready_[from]) {
+    if ((t & ~kDependencyIndex) != 0) {
+      ready_[to].push_back(t);  // already observed on someone's behalf
+    } else {
+      ready_[to].push_back(t | (schedule.transfer(t).src == from ? kOnDeparture : kOnArrival));
+    }
   }
 }
 

@@ -14,6 +14,16 @@ using topology::ChipId;
 using topology::VertexId;
 using TransferIndex = std::uint32_t;
 
+/// A dependency a chip observes on another chip's behalf: a symmetric lowering simulates one
+/// line (or slice) of chips and lets the others wait as their representative would
+/// (Frontier::mirror). Set on a dependency's index, such a dependency is met when the
+/// transfer's last byte has left its source (kOnDeparture) or reached its destination
+/// (kOnArrival), wherever the waiting chip is. Without either, which is meant follows from
+/// the chips (Schedule).
+inline constexpr TransferIndex kOnDeparture = TransferIndex{1} << 31;
+inline constexpr TransferIndex kOnArrival = TransferIndex{1} << 30;
+inline constexpr TransferIndex kDependencyIndex = kOnArrival - 1;
+
 /// One point-to-point transfer of a lowered collective. Its ends are chips, or a switch
 /// that reduces or multicasts in the network (NVLS, CollNet).
 struct PlannedTransfer {
@@ -51,15 +61,30 @@ class Schedule {
   std::size_t size() const { return transfers_.size(); }
   /// Bytes over all transfers.
   double total_bytes() const { return total_bytes_; }
+  /// A symmetric lowering's transfers left out (standing for them through link images):
+  /// counted here so that the mean message is the whole collective's.
+  void add_left_out(double transfers, double bytes) {
+    left_out_transfers_ += transfers;
+    left_out_bytes_ += bytes;
+  }
+  /// The mean message of the collective the schedule stands for (0 when empty).
+  double mean_bytes() const {
+    const double n = static_cast<double>(transfers_.size()) + left_out_transfers_;
+    return n == 0 ? 0.0 : (total_bytes_ + left_out_bytes_) / n;
+  }
   std::uint32_t collectives() const { return current_collective_ + 1; }
   const PlannedTransfer& transfer(TransferIndex i) const { return transfers_[i]; }
   /// Software time at the source before transfer i's first byte leaves.
   SimTime delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].start_ps; }
   /// Software latency at the destination after transfer i's last byte.
   SimTime arrival_delay_ps(TransferIndex i) const { return delays_.empty() ? 0 : delays_[i].arrival_ps; }
+  /// The transfers i waits for (each may carry kOnDeparture or kOnArrival).
   std::span<const TransferIndex> deps(TransferIndex i) const {
     return {dep_items_.data() + dep_begin_[i], dep_begin_[i + 1] - dep_begin_[i]};
   }
+  /// True when some chip waits on another's behalf (a mirrored dependency): such a schedule
+  /// must run in one process, where every transfer is observed.
+  bool mirrored() const { return mirrored_; }
 
   /// A schedule that stands for a larger, periodic one (lower_ring on many identical
   /// nodes): the links its transfers use carry, in the larger one, their load to every
@@ -81,8 +106,11 @@ class Schedule {
   std::uint32_t current_collective_ = 0;
   std::uint32_t current_phase_ = 0;
   double total_bytes_ = 0;
+  double left_out_transfers_ = 0;
+  double left_out_bytes_ = 0;
   std::uint32_t phases_ = 1;
   std::vector<LinkImage> link_images_;
+  bool mirrored_ = false;
 };
 
 /// Per vertex (chips first): the transfers that must have arrived before it may start its
@@ -92,6 +120,10 @@ class Frontier {
   explicit Frontier(std::size_t vertices) : ready_(vertices) {}
   std::span<const TransferIndex> ready(VertexId c) const { return ready_[c]; }
   void add(VertexId c, TransferIndex t) { ready_[c].push_back(t); }
+  /// Chip `to` waits for what chip `from` waits for, as `from` would (kOnDeparture for what
+  /// `from` sent, kOnArrival for what it received): `to` stands where `from` does in a part
+  /// of the collective that is not simulated, being its image.
+  void mirror(const Schedule& schedule, VertexId from, VertexId to);
   /// Adds everything `other` holds (used to join concurrent phases).
   void merge(const Frontier& other);
   std::size_t chips() const { return ready_.size(); }

@@ -35,9 +35,14 @@ class Runner final : public network::TransferListener {
     for (TransferIndex i = 0; i < schedule.size(); ++i) {
       const VertexId src = schedule.transfer(i).src;
       pending_[i] = static_cast<std::uint32_t>(schedule.deps(i).size());
-      for (TransferIndex d : schedule.deps(i)) {
+      for (const TransferIndex raw : schedule.deps(i)) {
+        const TransferIndex d = raw & kDependencyIndex;
         const PlannedTransfer& dep = schedule.transfer(d);
-        if (dep.src == src) {
+        if ((raw & kOnDeparture) != 0) {
+          on_departure.emplace_back(d, i);
+        } else if ((raw & kOnArrival) != 0) {
+          on_arrival.emplace_back(d, i);
+        } else if (dep.src == src) {
           on_departure.emplace_back(d, i);
         } else if (dep.dst == src) {
           on_arrival.emplace_back(d, i);
@@ -101,8 +106,7 @@ network::ContentionModel contention_model(const network::NetworkSpec& net, const
   if (net.fidelity != network::Fidelity::kContention || net.contention != network::ContentionModel::kAuto) {
     return net.contention;
   }
-  const double mean = schedule.size() == 0 ? 0.0 : schedule.total_bytes() / static_cast<double>(schedule.size());
-  return network::contention_model_for(net, mean);
+  return network::contention_model_for(net, schedule.mean_bytes());
 }
 
 ScheduleResult run_schedule(const topology::Topology& topo, const network::NetworkSpec& net_spec,

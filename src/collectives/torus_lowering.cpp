@@ -1,13 +1,28 @@
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
+#include "collectives/link_images.hpp"
 #include "collectives/lowering.hpp"
 #include "collectives/lowering_steps.hpp"
 
 namespace podsim::collectives::detail {
 
-void axis_phase(const Group& group, std::size_t axis_pos,
-                std::uint64_t bytes, const Frontier& start, Frontier& end, Schedule& schedule) {
+namespace {
+
+/// The rings a phase along dimension `axis_pos` runs on `line`: both ways round a wrapped
+/// axis of 3 or more chips, else once round (a 2-chip axis, or a folded ring).
+std::vector<std::vector<ChipId>> line_rings(const Group& group, std::size_t axis_pos, const std::vector<ChipId>& line) {
+  const auto& dim = group.dims[axis_pos];
+  std::vector<std::vector<ChipId>> out{ring_order_of_line(line, dim.wraps)};
+  if (dim.wraps && dim.size >= 3) out.push_back(reversed_from_first(out.front()));
+  return out;
+}
+
+}  // namespace
+
+void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, bool first_line_only,
+                const Frontier& start, Frontier& end, Schedule& schedule) {
   const auto& dim = group.dims[axis_pos];
   const auto n = static_cast<std::uint64_t>(dim.size);
   const bool both_ways = dim.wraps && n >= 3;
@@ -17,22 +32,80 @@ void axis_phase(const Group& group, std::size_t axis_pos,
   // direction. Each direction still carries (n−1)/(2n) of the array — on an even axis the shard
   // opposite is split between the two — spread evenly over its steps.
   const std::uint64_t hops = n / 2;
-  for (const auto& line : lines_along(group, axis_pos)) {
-    const std::vector<ChipId> ring = ring_order_of_line(line, dim.wraps);
-    if (both_ways) {
-      // ceil((n−1)·bytes / (2n·hops)) without forming (n−1)·bytes, which can overflow.
-      const std::uint64_t parts = 2 * n * hops;
-      const std::uint64_t per_step =
-          std::max<std::uint64_t>(1, (n - 1) * (bytes / parts) + ((n - 1) * (bytes % parts) + parts - 1) / parts);
-      ring_pass(schedule, ring, static_cast<int>(hops), per_step, start, end);
-      ring_pass(schedule, reversed_from_first(ring), static_cast<int>(hops), per_step, start, end);
-    } else {
-      ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
+  const auto lines = lines_along(group, axis_pos);
+  const auto transfers = static_cast<double>(schedule.size());
+  const double bytes_before = schedule.total_bytes();
+  for (const auto& line : lines) {
+    for (const auto& ring : line_rings(group, axis_pos, line)) {
+      if (both_ways) {
+        // ceil((n−1)·bytes / (2n·hops)) without forming (n−1)·bytes, which can overflow.
+        const std::uint64_t parts = 2 * n * hops;
+        const std::uint64_t per_step =
+            std::max<std::uint64_t>(1, (n - 1) * (bytes / parts) + ((n - 1) * (bytes % parts) + parts - 1) / parts);
+        ring_pass(schedule, ring, static_cast<int>(hops), per_step, start, end);
+      } else {
+        ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
+      }
     }
+    if (!first_line_only) continue;
+    // Every other line runs as this one does (symmetric_lines): its chips wait as their
+    // counterparts here.
+    const auto others = static_cast<double>(lines.size() - 1);
+    schedule.add_left_out(others * (static_cast<double>(schedule.size()) - transfers),
+                          others * (schedule.total_bytes() - bytes_before));
+    for (std::size_t l = 1; l < lines.size(); ++l) {
+      for (std::size_t i = 0; i < line.size(); ++i) end.mirror(schedule, line[i], lines[l][i]);
+    }
+    break;
   }
 }
 
 namespace {
+
+/// The link images that let a torus collective of `group`, alone on its schedule, be
+/// simulated on the first line along each axis only; nothing when it must run whole. Every
+/// chip of a ring must then do what every other does at the same time: each axis wraps
+/// round (or has 2 chips), every hop of the first line's rings crosses the same links as its
+/// first hop, and every line's rings are exact copies of the first's on links of their own
+/// (LinkImageBuilder). Each line then finishes each phase exactly when the first does, so
+/// the next phase's first line can start from the first line's frontier (Frontier::mirror).
+std::optional<std::vector<Schedule::LinkImage>> symmetric_lines(const topology::Topology& topo, const Group& group,
+                                                                const std::vector<std::size_t>& axes) {
+  if (axes.size() < 2) return std::nullopt;  // one line: nothing to leave out
+  LinkImageBuilder images(topo);
+  for (const std::size_t a : axes) {
+    const auto& dim = group.dims[a];
+    if (!(dim.size == 2 || (dim.wraps && dim.size >= 3))) return std::nullopt;
+    const auto lines = lines_along(group, a);
+    const auto first = line_rings(group, a, lines.front());
+    const auto hop = topo.route(first[0][0], first[0][1]);
+    for (const auto& ring : first) {
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        const auto other = topo.route(ring[i], ring[(i + 1) % ring.size()]);
+        if (other.size() != hop.size()) return std::nullopt;
+        for (std::size_t h = 0; h < hop.size(); ++h) {
+          if (topo.link(other[h]).bandwidth_Bps != topo.link(hop[h]).bandwidth_Bps ||
+              topo.link(other[h]).latency_ps != topo.link(hop[h]).latency_ps) {
+            return std::nullopt;
+          }
+        }
+      }
+    }
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      const auto rings = line_rings(group, a, lines[l]);
+      for (std::size_t r = 0; r < rings.size(); ++r) {
+        const std::size_t n = rings[r].size();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (!images.pair(first[r][i], first[r][(i + 1) % n], rings[r][i], rings[r][(i + 1) % n],
+                           static_cast<std::uint32_t>(l))) {
+            return std::nullopt;
+          }
+        }
+      }
+    }
+  }
+  return images.images();
+}
 
 /// Positions (in group.dims) of the dimensions with more than one chip.
 std::vector<std::size_t> active_axes(const Group& group) {
@@ -45,9 +118,8 @@ std::vector<std::size_t> active_axes(const Group& group) {
 
 /// Runs the phases of one piece: reduce-scatters along `order`, then all-gathers back in
 /// reverse order, with the array shrinking (growing) by each axis's size.
-void piece_phases(const Group& group,
-                  const std::vector<std::size_t>& order, std::uint64_t bytes, bool scatter,
-                  bool gather, const Frontier& start, Frontier& end, Schedule& schedule) {
+void piece_phases(const Group& group, const std::vector<std::size_t>& order, std::uint64_t bytes, bool scatter,
+                  bool gather, bool first_line_only, const Frontier& start, Frontier& end, Schedule& schedule) {
   std::vector<std::uint64_t> sizes{bytes};
   for (std::size_t p : order) {
     sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.dims[p].size)));
@@ -58,7 +130,7 @@ void piece_phases(const Group& group,
     if (!first) schedule.next_phase();
     first = false;
     Frontier next(current.chips());
-    axis_phase(group, axis_pos, array_bytes, current, next, schedule);
+    axis_phase(group, axis_pos, array_bytes, first_line_only, current, next, schedule);
     current = std::move(next);
   };
   if (scatter) {
@@ -72,7 +144,7 @@ void piece_phases(const Group& group,
 
 }  // namespace
 
-void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
+void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool alone,
                  const Frontier& start, Frontier& end, Schedule& schedule) {
   const std::vector<std::size_t> axes = active_axes(group);
   const std::size_t d = axes.size();
@@ -80,6 +152,15 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
     case Op::kAllReduce:
     case Op::kReduceScatter:
     case Op::kAllGather: {
+      // Alone on its schedule, a collective whose lines are all alike runs on one line per
+      // axis, standing for the rest (symmetric_lines).
+      bool first_line_only = false;
+      if (alone && schedule.size() == 0 && schedule.link_images().empty()) {
+        if (auto images = symmetric_lines(topo, group, axes)) {
+          schedule.set_link_images(std::move(*images));
+          first_line_only = true;
+        }
+      }
       // One piece per axis, each starting on a different axis: at every phase the pieces
       // use different axes, so all of a chip's links are busy at once (bytes / (W·axes)).
       const std::uint64_t piece_bytes = share(spec.bytes, d);
@@ -91,10 +172,10 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
         if (spec.op == Op::kAllGather) {
           // An all-gather is the second half of an all-reduce: the same phases, run from
           // the innermost shard outwards.
-          piece_phases(group, order, piece_bytes, false, true, start, end, schedule);
+          piece_phases(group, order, piece_bytes, false, true, first_line_only, start, end, schedule);
         } else {
-          piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, start,
-                       end, schedule);
+          piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, first_line_only, start, end,
+                       schedule);
         }
       });
       break;

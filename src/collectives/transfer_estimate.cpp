@@ -50,13 +50,17 @@ double axis_phase(const Extent& e, double n) {
   return e.wraps && e.size >= 3 ? 2 * std::floor(e.size / 2) * n : (e.size - 1) * n;
 }
 
-/// The torus lowering (torus_lowering.cpp) of a group of n chips.
-double torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group) {
+/// The torus lowering (torus_lowering.cpp) of a group of n chips. `period`: lowered alone,
+/// so where every axis wraps round (or has 2 chips) it runs on one line per axis
+/// (symmetric_lines; its links assumed alike, as on a uniform torus).
+double torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool period) {
   const std::vector<Extent> axes = active(group);
   const double n = group.size();
   const auto d = static_cast<double>(axes.size());
+  bool lines = period;
+  for (const auto& e : axes) lines = lines && (e.size == 2 || (e.wraps && e.size >= 3));
   double phases = 0;
-  for (const auto& e : axes) phases += axis_phase(e, n);
+  for (const auto& e : axes) phases += axis_phase(e, lines ? e.size : n);
   switch (spec.op) {
     case Op::kAllReduce: return d * 2 * phases;  // one piece per axis, each scatters and gathers along all
     case Op::kReduceScatter:
@@ -92,8 +96,10 @@ double dimension_ordered(const CollectiveSpec& spec, const Group& group) {
 }
 
 /// The hierarchical lowering: inside slices or nodes (torus on an ICI grid, else a ring),
-/// across them on the shard (a ring), inside again.
-double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group) {
+/// across them on the shard (a ring), inside again. `period`: lowered alone, so with 3 or more
+/// slices only the first two run, each ring across them a ring of two with the full ring's
+/// steps (lower_hierarchical; the slices assumed alike).
+double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool period) {
   std::vector<std::size_t> inner_dims;
   std::vector<std::size_t> outer_dims;
   for (std::size_t d = 0; d < group.dims.size(); ++d) {
@@ -104,14 +110,19 @@ double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, 
   const Group inner = split(group, inner_dims).front();
   const Group outer = split(group, outer_dims).front();
   const double n = group.size();
-  const double inner_groups = n / inner.size();
+  const double slices = outer.size();
+  const bool two = period && slices >= 3;
+  const double inner_groups = n / inner.size() * (two ? 2 / slices : 1);
   const double outer_groups = n / outer.size();
   const bool grid = topo.axes()[static_cast<std::size_t>(inner.dims[0].axis)].tier == topology::LinkTier::kIci;
   const auto inside = [&](Op op) {
     const CollectiveSpec s{op, grid ? Algorithm::kTorus : Algorithm::kRing, spec.bytes};
-    return inner_groups * (grid ? torus(topo, s, inner) : ring(topo, s, inner, 1));
+    return inner_groups * (grid ? torus(topo, s, inner, false) : ring(topo, s, inner, 1));
   };
-  const auto across = [&](Op op) { return outer_groups * ring(topo, CollectiveSpec{op, Algorithm::kRing, 1}, outer, 1); };
+  const auto across = [&](Op op) {
+    const double each = ring(topo, CollectiveSpec{op, Algorithm::kRing, 1}, outer, 1);
+    return outer_groups * (two ? each * 2 / slices : each);  // a ring of 2 with the ring's steps
+  };
   switch (spec.op) {
     case Op::kAllReduce: return inside(Op::kReduceScatter) + across(Op::kAllReduce) + inside(Op::kAllGather);
     case Op::kReduceScatter: return inside(Op::kReduceScatter) + across(Op::kReduceScatter);
@@ -157,19 +168,20 @@ double weight(Algorithm a, bool nccl) {
 }  // namespace
 
 double estimate_transfers(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                          std::size_t groups) {
+                          std::size_t groups, Symmetry symmetry) {
   const Resolved resolved = resolve_collective(topo, spec, group);
   const auto count = static_cast<double>(groups);
+  const bool period = symmetry == Symmetry::kPeriod;
   if (resolved.protocol != Protocol::kAuto) {
     const CollectiveSpec spec_resolved{spec.op, resolved.algorithm, spec.bytes, resolved.protocol};
     const auto system = detail::nccl_system(topo, group);
     const double nodes = system ? system->nodes : 1;
-    return count * nccl_lowering(resolved.algorithm, spec.op, nodes, group.size() / nodes, groups == 1,
+    return count * nccl_lowering(resolved.algorithm, spec.op, nodes, group.size() / nodes, period && groups == 1,
                                  &spec_resolved);
   }
   switch (resolved.algorithm) {
-    case Algorithm::kHierarchical: return count * hierarchical(topo, spec, group);
-    case Algorithm::kTorus: return count * torus(topo, spec, group);
+    case Algorithm::kHierarchical: return count * hierarchical(topo, spec, group, period);
+    case Algorithm::kTorus: return count * torus(topo, spec, group, period && groups == 1);
     case Algorithm::kDimensionOrdered: return count * dimension_ordered(spec, group);
     case Algorithm::kBidirectionalRing: return count * ring(topo, spec, group, 2);
     default: return count * ring(topo, spec, group, 1);
@@ -177,9 +189,9 @@ double estimate_transfers(const topology::Topology& topo, const CollectiveSpec& 
 }
 
 double estimate_cost(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                     std::size_t groups) {
+                     std::size_t groups, Symmetry symmetry) {
   const Resolved resolved = resolve_collective(topo, spec, group);
-  return estimate_transfers(topo, spec, group, groups) *
+  return estimate_transfers(topo, spec, group, groups, symmetry) *
          weight(resolved.algorithm, resolved.protocol != Protocol::kAuto);
 }
 

@@ -11,17 +11,21 @@
 
 #include "collectives/collective_spec.hpp"
 #include "collectives/group.hpp"
+#include "collectives/lowering.hpp"
 
 namespace podsim::collectives {
 
 /// Transfers lower_collective(topo, spec, groups, …) adds for `groups` groups of the shape of
 /// `group`, as the algorithm `spec` resolves to on it. Exact for ring, bidirectional ring,
 /// torus, dimension-ordered and hierarchical lowerings; for NCCL's algorithms an upper bound
-/// (a tree's, NVLS's and CollNet's pieces at their caps; a ring over an even number of
-/// identical nodes lowered alone counted as the two-node period podsim simulates). A double:
-/// the counts of absurd groups do not fit 64 bits. Throws InputError as resolve_collective.
+/// (a tree's, NVLS's and CollNet's pieces at their caps). With Symmetry::kPeriod a
+/// collective alone on its schedule is counted as the period lower_collective simulates where
+/// its shape allows one (a torus group's first lines, a hierarchical collective's first two
+/// slices, an NCCL ring's first two nodes): its links are assumed alike, as on a uniform
+/// machine. A double: the counts of absurd groups do not fit 64 bits. Throws InputError as
+/// resolve_collective.
 double estimate_transfers(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                          std::size_t groups);
+                          std::size_t groups, Symmetry symmetry = Symmetry::kPeriod);
 
 /// What a transfer of a lowering costs to build and simulate, relative to one of a ring:
 /// NCCL's trees are built through maps of each chip's parent, children and dependencies
@@ -32,7 +36,7 @@ inline constexpr double kTreeTransferWeight = 4;
 /// estimate_transfers weighted by what each transfer of the lowering costs (1 for all but
 /// NCCL's tree and NVLS-tree: kTreeTransferWeight), in a ring's transfers.
 double estimate_cost(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                     std::size_t groups);
+                     std::size_t groups, Symmetry symmetry = Symmetry::kPeriod);
 
 /// The most any collective of `op` on such groups can cost (as estimate_cost), whatever its
 /// size: the size-independent algorithm podsim chooses, or on an NCCL cluster the largest of

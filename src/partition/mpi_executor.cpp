@@ -12,8 +12,9 @@ collectives::ScheduleResult MpiExecutor::run(const topology::Topology& topo, con
                                              const collectives::Schedule& schedule) {
   if (sharing_ || comm_.size() == 1) return collectives::run_schedule(topo, net, schedule);
   // Not split, and run whole by every process: a simulation whose windows would cost more than
-  // they save, or one of flows, whose rates are global (the same answer everywhere).
-  if (schedule.size() < net.min_partitioned_transfers ||
+  // they save, one of flows, whose rates are global (the same answer everywhere), or one whose
+  // chips wait on other chips' behalf (a symmetric lowering's mirrored dependencies).
+  if (schedule.size() < net.min_partitioned_transfers || schedule.mirrored() ||
       collectives::contention_model(net, schedule) == network::ContentionModel::kFlow) {
     ++stats_.whole;
     return collectives::run_schedule(topo, net, schedule);

@@ -192,7 +192,8 @@ NetworkCommModel::PhasePairs NetworkCommModel::sorted(
 }
 
 NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
-                                                 const std::vector<collectives::Group>* groups) const {
+                                                 const std::vector<collectives::Group>* groups,
+                                                 std::span<const collectives::Schedule::LinkImage> images) const {
   // What the analytical network charges each link (AnalyticalNetwork::send), summed without
   // simulating: loads do not depend on when the transfers run. Phases run one after the
   // other, so the bandwidth part is the sum over phases of each phase's busiest link: a
@@ -207,14 +208,24 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   std::vector<SimTime> in_phase(phases.size() > 1 ? link_count_ : 0, 0);
   if (phases.size() > 1) out.class_share.assign(class_count_, 0.0);
   std::vector<topology::LinkId> touched;
+  // A schedule standing for a larger one charges each link's images instead (link_images).
+  std::vector<std::vector<topology::LinkId>> image_of(images.empty() ? 0 : link_count_);
+  for (const auto& [from, to] : images) image_of[from].push_back(to);
+  auto load = [&](topology::LinkId id, double size) {
+    const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
+    out.links.links[id].bytes += size;
+    out.links.links[id].busy_ps += busy;
+    if (!in_phase.empty()) {
+      if (in_phase[id] == 0) touched.push_back(id);
+      in_phase[id] += busy;
+    }
+  };
   auto add = [&](std::uint64_t pair, double size) {
     for (const topology::LinkId id : route(pair)) {
-      const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
-      out.links.links[id].bytes += size;
-      out.links.links[id].busy_ps += busy;
-      if (!in_phase.empty()) {
-        if (in_phase[id] == 0) touched.push_back(id);
-        in_phase[id] += busy;
+      if (image_of.empty()) {
+        load(id, size);
+      } else {
+        for (const topology::LinkId to : image_of[id]) load(to, size);
       }
     }
   };
@@ -253,7 +264,7 @@ NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedul
     const collectives::PlannedTransfer& t = schedule.transfer(i);
     bytes_of[t.phase][(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
   }
-  return charge(sorted(std::move(bytes_of)), nullptr);
+  return charge(sorted(std::move(bytes_of)), nullptr, schedule.link_images());
 }
 
 namespace {
@@ -298,7 +309,7 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
   // The first group's traffic between member positions, replayed on every group's chips.
   const auto pairs = position_pairs(first, groups.front());
   if (!pairs) return std::nullopt;
-  return charge(*pairs, &groups);
+  return charge(*pairs, &groups, {});
 }
 
 bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const {
@@ -344,7 +355,7 @@ bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vecto
 
 NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& schedule,
                                                    collectives::ScheduleResult&& run) const {
-  if (schedule.phases() > 1 && schedule.link_images().empty()) {
+  if (schedule.phases() > 1) {
     // Per phase, as the analytical network charges it (what a link carries does not depend
     // on when); the links' loads as run.
     Loads phased = route_loads(schedule);
@@ -361,13 +372,14 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     if (groups.size() > 1 && same_shape(groups)) {
       // Groups that are images of the first on links of their own (a torus's parallel rings)
       // cannot delay each other: the first, simulated alone, times them all.
+      // Lowered whole: its transfers between member positions are what the others replay.
       collectives::Schedule one;
-      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
+      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1), collectives::Symmetry::kWhole);
       const auto pairs = position_pairs(one, groups.front());
       if (pairs && disjoint_images(*pairs, groups)) {
         const collectives::ScheduleResult own = run(one);
         const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-        const Loads loads = charge(*pairs, &groups);
+        const Loads loads = charge(*pairs, &groups, {});
         Result r = profile_of(loads, time, loads.bandwidth_ps);
         r.how = Measured::kOneGroup | how_run(one);
         return r;
@@ -375,7 +387,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     }
     // Simulated together: the time already includes what the groups do to each other.
     collectives::Schedule all;
-    lower(all, groups);
+    lower(all, groups, collectives::Symmetry::kPeriod);
     collectives::ScheduleResult every = run(all);
     const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
     const std::uint8_t how = how_run(all);
@@ -384,8 +396,10 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     r.how = how;
     return r;
   }
+  // Lowered whole where the other groups replay its transfers (mapped_loads).
   collectives::Schedule one;
-  lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
+  lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1),
+        groups.size() == 1 ? collectives::Symmetry::kPeriod : collectives::Symmetry::kWhole);
   collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
   const Loads own_loads = loads_of(one, std::move(own));
@@ -396,7 +410,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);
   }
   collectives::Schedule all;
-  lower(all, groups);
+  lower(all, groups, collectives::Symmetry::kPeriod);
   return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
@@ -409,7 +423,8 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
   if (axis == CommAxis::kPp && peer >= 0) {
     // A pipeline message: every chip of stage `stage` sends to its counterpart in `peer`.
     const auto& groups = groups_of(axis_index_[2]);
-    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
+                                   collectives::Symmetry) {
       for (const auto& mg : some) {
         schedule.add(mg.chips[static_cast<std::size_t>(stage)], mg.chips[static_cast<std::size_t>(peer)], size, {});
       }
@@ -422,16 +437,18 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
     std::vector<collectives::Group> pairs;
     for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, stage, peer));
     const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
-    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-      collectives::lower_collective(topo_, spec, some, 0, schedule);
+    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
+                                  collectives::Symmetry symmetry) {
+      collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
     });
     r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
     return r;
   }
   const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
   const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
-  Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-    collectives::lower_collective(topo_, spec, some, 0, schedule);
+  Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
+                                 collectives::Symmetry symmetry) {
+    collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
   });
   r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
   return r;

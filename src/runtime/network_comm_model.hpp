@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -154,8 +155,10 @@ class NetworkCommModel final : public CommModel {
   /// routes) when its parts run one after another, else its busiest link.
   Loads loads_of(const collectives::Schedule& schedule, collectives::ScheduleResult&& run) const;
   /// Charges `phases`' transfers along their routes: as given (`groups` null), or between
-  /// member positions replayed on every group's chips.
-  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups) const;
+  /// member positions replayed on every group's chips; on each link's `images` where the
+  /// transfers stand for a larger schedule's (Schedule::link_images).
+  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups,
+               std::span<const collectives::Schedule::LinkImage> images) const;
   /// The links from `pair`'s source to its destination (source << 32 | destination), walked
   /// once per step: many communications use the same neighbours.
   const std::vector<topology::LinkId>& route(std::uint64_t pair) const;

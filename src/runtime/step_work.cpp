@@ -143,9 +143,12 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
         // chip's routes, about a transfer per chip.
         // A transfer's mean size: the bytes every chip of every group sends over the
         // transfers that carry them (what network.contention auto decides by).
+        // (A symmetric collective's period has its whole's mean: count the whole.)
         const double n = a.shape.size();
+        const double whole = collectives::estimate_cost(topo, spec, a.shape, static_cast<std::size_t>(together),
+                                                        collectives::Symmetry::kWhole);
         const double mean = collectives::bus_bandwidth_factor(spec.op, a.shape.size()) * t.bytes * n * together /
-                            std::max(1.0, schedule);
+                            std::max(1.0, whole);
         add(w, schedule + (contention ? 0 : a.per_stage * n), schedule, seconds_per_transfer(net, topo.chips(), mean),
             axis,
             collective_text(axis, spec.op, size, together, a.shape.size()));
@@ -179,9 +182,12 @@ CommWork bound_comm_work(const topology::Topology& topo, const topology::DeviceM
     const double typical = collectives::estimate_cost(
         topo, {collectives::Op::kAllReduce, collectives::Algorithm::kAuto, kTypicalCollectiveBytes}, a.shape, groups);
     const double each = typical + (contention ? 0 : a.per_stage * a.shape.size());
+    const double whole = collectives::estimate_cost(
+        topo, {collectives::Op::kAllReduce, collectives::Algorithm::kAuto, kTypicalCollectiveBytes}, a.shape, groups,
+        collectives::Symmetry::kWhole);
     const double mean = collectives::bus_bandwidth_factor(collectives::Op::kAllReduce, a.shape.size()) *
                         static_cast<double>(kTypicalCollectiveBytes) * a.shape.size() * together /
-                        std::max(1.0, typical);
+                        std::max(1.0, whole);
     add(w, each * kCollectivesPerAxis * stages, schedule, seconds_per_transfer(net, topo.chips(), mean), axis,
         collective_text(axis, collectives::Op::kAllReduce, 0, together, a.shape.size()));
     w.collectives += static_cast<std::size_t>(kCollectivesPerAxis * stages) - 1;

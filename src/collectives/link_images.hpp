@@ -1,0 +1,40 @@
+#pragma once
+
+// Link images of a symmetric schedule (Schedule::set_link_images): a lowering that simulates
+// one period of a collective (one line of a torus, two slices of a multislice, two nodes of
+// an NCCL ring) pairs each route it simulates with the routes that period stands for, and
+// the pairs must be exact copies: the same hops, bandwidths and latencies, and links of
+// their own. Then every repeat carries, link for link, what the simulated period carries.
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "collectives/schedule.hpp"
+
+namespace podsim::collectives {
+
+class LinkImageBuilder {
+ public:
+  explicit LinkImageBuilder(const topology::Topology& topo) : topo_(topo) {}
+
+  /// The route from `src` to `dst`, simulated, stands in repeat `repeat` for the route from
+  /// `image_src` to `image_dst` (a route stands for itself in its own repeat). False when
+  /// the routes differ in hop count or in a hop's bandwidth or latency, when a simulated
+  /// link would stand for two links in one repeat, or when a link would be stood for twice
+  /// (two repeats, or two of the period's links, share it): then no images exist.
+  bool pair(VertexId src, VertexId dst, VertexId image_src, VertexId image_dst, std::uint32_t repeat);
+
+  /// Every (simulated link, image) pair, sorted.
+  std::vector<Schedule::LinkImage> images() const;
+
+ private:
+  const std::vector<topology::LinkId>& route(VertexId src, VertexId dst);
+
+  const topology::Topology& topo_;
+  std::unordered_map<std::uint64_t, topology::LinkId> image_;     // link << 32 | repeat -> its image
+  std::unordered_map<topology::LinkId, std::uint64_t> preimage_;  // image -> link << 32 | repeat
+  std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
+};
+
+}  // namespace podsim::collectives
