@@ -110,6 +110,7 @@ std::optional<std::vector<Schedule::LinkImage>> slice_images(const topology::Top
       if (!images.pair(u, v, to_u, to_v, static_cast<std::uint32_t>(s))) return std::nullopt;
     }
   }
+  if (!alike.images()) return std::nullopt;
   return images.images();
 }
 

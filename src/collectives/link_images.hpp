@@ -7,6 +7,7 @@
 // their own. Then every repeat carries, link for link, what the simulated period carries.
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -20,21 +21,23 @@ class LinkImageBuilder {
 
   /// The route from `src` to `dst`, simulated, stands in repeat `repeat` for the route from
   /// `image_src` to `image_dst` (a route stands for itself in its own repeat). False when
-  /// the routes differ in hop count or in a hop's bandwidth or latency, when a simulated
-  /// link would stand for two links in one repeat, or when a link would be stood for twice
-  /// (two repeats, or two of the period's links, share it): then no images exist.
+  /// the routes differ in hop count or in a hop's bandwidth or latency.
   bool pair(VertexId src, VertexId dst, VertexId image_src, VertexId image_dst, std::uint32_t repeat);
 
-  /// Every (simulated link, image) pair, sorted.
-  std::vector<Schedule::LinkImage> images() const;
+  /// Every (simulated link, image) pair, sorted; nothing when a simulated link would stand
+  /// for two links in one repeat, or a link would be stood for twice (two repeats, or two of
+  /// the period's links, share it).
+  std::optional<std::vector<Schedule::LinkImage>> images();
 
  private:
-  const std::vector<topology::LinkId>& route(VertexId src, VertexId dst);
-
+  struct Pairing {
+    topology::LinkId simulated;
+    std::uint32_t repeat;
+    topology::LinkId image;
+  };
   const topology::Topology& topo_;
-  std::unordered_map<std::uint64_t, topology::LinkId> image_;     // link << 32 | repeat -> its image
-  std::unordered_map<topology::LinkId, std::uint64_t> preimage_;  // image -> link << 32 | repeat
-  std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> routes_;
+  std::vector<Pairing> pairings_;
+  std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> simulated_routes_;  // the period's few
 };
 
 }  // namespace podsim::collectives
