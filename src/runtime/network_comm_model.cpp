@@ -396,21 +396,32 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     r.how = how;
     return r;
   }
-  // Lowered whole where the other groups replay its transfers (mapped_loads).
+  // The first group alone times every group; where it is a symmetric period (link images),
+  // that period stands for its whole.
+  const std::vector<collectives::Group> first(groups.begin(), groups.begin() + 1);
   collectives::Schedule one;
-  lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1),
-        groups.size() == 1 ? collectives::Symmetry::kPeriod : collectives::Symmetry::kWhole);
+  lower(one, first, collectives::Symmetry::kPeriod);
   collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
   const Loads own_loads = loads_of(one, std::move(own));
   const SimTime own_bandwidth = own_loads.bandwidth_ps;
   if (groups.size() == 1) return profile_of(own_loads, own_time, own_bandwidth);
-  // Every group's load along its routes, summed without simulating.
-  if (same_shape(groups)) {
-    if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);
-  }
+  // Every group's load along its routes, summed without simulating: the groups lowered
+  // together when that is a symmetric period too (a hierarchical collective's first two
+  // slices), else the first group's transfers replayed on every group's chips.
   collectives::Schedule all;
-  lower(all, groups, collectives::Symmetry::kPeriod);
+  if (!one.link_images().empty()) {
+    lower(all, groups, collectives::Symmetry::kPeriod);
+    if (!all.link_images().empty()) return profile_of(route_loads(all), own_time, own_bandwidth);
+  }
+  if (same_shape(groups)) {
+    collectives::Schedule whole;
+    if (!one.link_images().empty()) lower(whole, first, collectives::Symmetry::kWhole);
+    if (const auto mapped = mapped_loads(one.link_images().empty() ? one : whole, groups)) {
+      return profile_of(*mapped, own_time, own_bandwidth);
+    }
+  }
+  if (all.size() == 0) lower(all, groups, collectives::Symmetry::kPeriod);
   return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
