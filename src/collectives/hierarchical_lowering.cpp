@@ -21,7 +21,7 @@ void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
     if (grid) {
       lower_torus(topo, spec, g, false, start, end, schedule);
     } else {
-      lower_ring(topo, spec, g, false, start, end, schedule);
+      lower_ring(topo, spec, g, false, false, start, end, schedule);
     }
   });
 }

@@ -5,6 +5,19 @@
 
 namespace podsim::collectives {
 
+bool alike_routes(const topology::Topology& topo, VertexId src, VertexId dst, VertexId other_src, VertexId other_dst) {
+  const auto a = topo.route(src, dst);
+  const auto b = topo.route(other_src, other_dst);
+  if (a.size() != b.size()) return false;
+  for (std::size_t h = 0; h < a.size(); ++h) {
+    if (topo.link(a[h]).bandwidth_Bps != topo.link(b[h]).bandwidth_Bps ||
+        topo.link(a[h]).latency_ps != topo.link(b[h]).latency_ps) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool LinkImageBuilder::pair(VertexId src, VertexId dst, VertexId image_src, VertexId image_dst,
                             std::uint32_t repeat) {
   const std::uint64_t key = (std::uint64_t{src} << 32) | dst;

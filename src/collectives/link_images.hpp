@@ -15,6 +15,10 @@
 
 namespace podsim::collectives {
 
+/// Whether the routes from `src` to `dst` and from `other_src` to `other_dst` cross as many
+/// links, of the same bandwidth and latency hop by hop.
+bool alike_routes(const topology::Topology& topo, VertexId src, VertexId dst, VertexId other_src, VertexId other_dst);
+
 class LinkImageBuilder {
  public:
   explicit LinkImageBuilder(const topology::Topology& topo) : topo_(topo) {}

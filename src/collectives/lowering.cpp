@@ -218,7 +218,7 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
     } else if (algorithm == Algorithm::kDimensionOrdered) {
       detail::lower_dimension_ordered(topo, spec, g, start, end, schedule);
     } else {
-      detail::lower_ring(topo, spec, g, algorithm == Algorithm::kBidirectionalRing, start, end,
+      detail::lower_ring(topo, spec, g, algorithm == Algorithm::kBidirectionalRing, alone && groups.size() == 1, start, end,
                          schedule);
     }
   });

@@ -31,9 +31,11 @@ std::uint64_t share(std::uint64_t bytes, std::uint64_t parts);
 /// The same cycle walked the other way, still starting at order[0].
 std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order);
 
-/// Ring and bidirectional-ring lowering of every op over one group's ring order.
-void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule);
+/// Ring and bidirectional-ring lowering of every op over one group's ring order. `alone`: the
+/// group is the only one of an empty schedule, so where every hop is alike the ring runs as a
+/// ring of two standing for it through link images.
+void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool bidirectional,
+                bool alone, const Frontier& start, Frontier& end, Schedule& schedule);
 
 /// Reduce-scatter or all-gather of an array of `bytes` along one axis of `group`: on every
 /// line along that axis at once, a bidirectional ring where the axis wraps (3+ chips), else a
@@ -41,6 +43,16 @@ void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, cons
 /// wait as their counterparts on it (a symmetric torus lowering, lower_torus).
 void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, bool first_line_only,
                 const Frontier& start, Frontier& end, Schedule& schedule);
+
+/// Whether every ring of the first line along each of `group`'s axes (2 or more of them) is
+/// rotation-symmetric: each axis wraps round (or has 2 chips) and every hop crosses links like
+/// the first hop's. What lower_torus checks first before running one line per axis (it then
+/// also checks that every line is a copy of the first on links of its own).
+bool torus_lines_alike(const topology::Topology& topo, const Group& group);
+
+/// Whether a ring (bidirectional: both ways) through `group`, alone on its schedule, runs as a
+/// ring of two (its hops all alike, on links of their own).
+bool ring_of_two(const topology::Topology& topo, const Group& group, bool bidirectional);
 
 /// Multi-dimensional torus lowering (per-axis phases on every axis at once). `alone`: the
 /// group is the only one of a schedule that holds nothing else, so where every line along an

@@ -1,5 +1,8 @@
 #include <algorithm>
 
+#include <optional>
+
+#include "collectives/link_images.hpp"
 #include "collectives/lowering.hpp"
 #include "collectives/lowering_steps.hpp"
 
@@ -15,14 +18,57 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order) {
   return r;
 }
 
-void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
-                bool bidirectional, const Frontier& start, Frontier& end, Schedule& schedule) {
+namespace {
+
+/// The link images that let rings (each a cycle of chips) alone on their schedule run as rings
+/// of two, their first two members, with the full rings' steps and chunk; nothing when they
+/// must run whole. Every hop of every ring must cross the same links as the first ring's first
+/// hop (so every member does what every other does at the same time) on links of its own: hop
+/// i is then an image of the ring of two's hop i mod 2.
+std::optional<std::vector<Schedule::LinkImage>> ring_of_two_images(const topology::Topology& topo,
+                                                                   const std::vector<std::vector<ChipId>>& rings) {
+  LinkImageBuilder images(topo);
+  const auto& first = rings.front();
+  for (const auto& ring : rings) {
+    const std::size_t n = ring.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!alike_routes(topo, first[0], first[1], ring[i], ring[(i + 1) % n])) return std::nullopt;
+      if (!images.pair(ring[i % 2], ring[(i + 1) % 2], ring[i], ring[(i + 1) % n], static_cast<std::uint32_t>(i))) {
+        return std::nullopt;
+      }
+    }
+  }
+  return images.images();
+}
+
+std::vector<std::vector<ChipId>> ring_directions(const std::vector<ChipId>& order, bool bidirectional) {
+  return bidirectional ? std::vector<std::vector<ChipId>>{order, reversed_from_first(order)}
+                       : std::vector<std::vector<ChipId>>{order};
+}
+
+}  // namespace
+
+bool ring_of_two(const topology::Topology& topo, const Group& group, bool bidirectional) {
+  const auto order = ring_order(topo, group);
+  return order.size() >= 4 && ring_of_two_images(topo, ring_directions(order, bidirectional)).has_value();
+}
+
+void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool bidirectional,
+                bool alone, const Frontier& start, Frontier& end, Schedule& schedule) {
   const std::vector<ChipId> order = ring_order(topo, group);
   const auto n = static_cast<int>(order.size());
   // A bidirectional ring sends half the data each way round.
   const std::uint64_t bytes = bidirectional ? share(spec.bytes, 2) : spec.bytes;
-  const auto directions = bidirectional ? std::vector<std::vector<ChipId>>{order, reversed_from_first(order)}
-                                        : std::vector<std::vector<ChipId>>{order};
+  auto directions = ring_directions(order, bidirectional);
+  // Alone on its schedule, a ring of 4 or more whose hops are all alike runs as a ring of two
+  // standing for it (ring_of_two_images): each member sends its step k when its neighbours do.
+  const bool passes = spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather;
+  if (alone && passes && n >= 4 && schedule.size() == 0 && schedule.link_images().empty()) {
+    if (auto images = ring_of_two_images(topo, directions)) {
+      schedule.set_link_images(std::move(*images));
+      for (auto& ring : directions) ring.resize(2);
+    }
+  }
   for (const auto& ring : directions) {
     switch (spec.op) {
       case Op::kAllReduce:

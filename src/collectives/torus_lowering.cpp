@@ -62,35 +62,40 @@ void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, b
 
 namespace {
 
+}  // namespace
+
+bool torus_lines_alike(const topology::Topology& topo, const Group& group) {
+  std::size_t active = 0;
+  for (std::size_t a = 0; a < group.dims.size(); ++a) {
+    const auto& dim = group.dims[a];
+    if (dim.size < 2) continue;
+    ++active;
+    if (!(dim.size == 2 || (dim.wraps && dim.size >= 3))) return false;
+    const auto first = line_rings(group, a, lines_along(group, a).front());
+    for (const auto& ring : first) {
+      for (std::size_t i = 0; i < ring.size(); ++i) {
+        if (!alike_routes(topo, first[0][0], first[0][1], ring[i], ring[(i + 1) % ring.size()])) return false;
+      }
+    }
+  }
+  return active >= 2;  // one line: nothing to leave out
+}
+
+namespace {
+
 /// The link images that let a torus collective of `group`, alone on its schedule, be
 /// simulated on the first line along each axis only; nothing when it must run whole. Every
-/// chip of a ring must then do what every other does at the same time: each axis wraps
-/// round (or has 2 chips), every hop of the first line's rings crosses the same links as its
-/// first hop, and every line's rings are exact copies of the first's on links of their own
+/// chip of a ring must then do what every other does at the same time (torus_lines_alike),
+/// and every line's rings must be exact copies of the first's on links of their own
 /// (LinkImageBuilder). Each line then finishes each phase exactly when the first does, so
 /// the next phase's first line can start from the first line's frontier (Frontier::mirror).
 std::optional<std::vector<Schedule::LinkImage>> symmetric_lines(const topology::Topology& topo, const Group& group,
                                                                 const std::vector<std::size_t>& axes) {
-  if (axes.size() < 2) return std::nullopt;  // one line: nothing to leave out
+  if (!torus_lines_alike(topo, group)) return std::nullopt;
   LinkImageBuilder images(topo);
   for (const std::size_t a : axes) {
-    const auto& dim = group.dims[a];
-    if (!(dim.size == 2 || (dim.wraps && dim.size >= 3))) return std::nullopt;
     const auto lines = lines_along(group, a);
     const auto first = line_rings(group, a, lines.front());
-    const auto hop = topo.route(first[0][0], first[0][1]);
-    for (const auto& ring : first) {
-      for (std::size_t i = 0; i < ring.size(); ++i) {
-        const auto other = topo.route(ring[i], ring[(i + 1) % ring.size()]);
-        if (other.size() != hop.size()) return std::nullopt;
-        for (std::size_t h = 0; h < hop.size(); ++h) {
-          if (topo.link(other[h]).bandwidth_Bps != topo.link(hop[h]).bandwidth_Bps ||
-              topo.link(other[h]).latency_ps != topo.link(hop[h]).latency_ps) {
-            return std::nullopt;
-          }
-        }
-      }
-    }
     for (std::size_t l = 0; l < lines.size(); ++l) {
       const auto rings = line_rings(group, a, lines[l]);
       for (std::size_t r = 0; r < rings.size(); ++r) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collectives/lowering.hpp"
+#include "collectives/lowering_steps.hpp"
 #include "collectives/nccl_lowering.hpp"
 #include "collectives/nccl_tuning.hpp"
 
@@ -26,13 +27,17 @@ std::vector<Extent> active(const Group& group) {
   return out;
 }
 
-/// One ring (ring_lowering.cpp) over n chips, `directions` ways round.
-double ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, double directions) {
+/// One ring (ring_lowering.cpp) over n chips, `directions` ways round. `period`: lowered
+/// alone, so where its hops are all alike it runs as a ring of two (ring_of_two).
+double ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, double directions,
+            bool period = false) {
   const double n = group.size();
+  const bool passes = spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather;
+  const double members = period && passes && n >= 4 && detail::ring_of_two(topo, group, directions > 1) ? 2 : n;
   switch (spec.op) {
-    case Op::kAllReduce: return directions * 2 * (n - 1) * n;
+    case Op::kAllReduce: return directions * 2 * (n - 1) * members;
     case Op::kReduceScatter:
-    case Op::kAllGather: return directions * (n - 1) * n;
+    case Op::kAllGather: return directions * (n - 1) * members;
     case Op::kAllToAll: return directions * n * (n - 1);
     case Op::kBroadcast: {
       const auto& axis = topo.axes()[static_cast<std::size_t>(group.dims[0].axis)];
@@ -51,14 +56,14 @@ double axis_phase(const Extent& e, double n) {
 }
 
 /// The torus lowering (torus_lowering.cpp) of a group of n chips. `period`: lowered alone,
-/// so where every axis wraps round (or has 2 chips) it runs on one line per axis
-/// (symmetric_lines; its links assumed alike, as on a uniform torus).
+/// so where its first lines are rotation-symmetric (torus_lines_alike) it runs on one line per
+/// axis (the other lines assumed copies of the first, as on a uniform torus).
 double torus(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool period) {
   const std::vector<Extent> axes = active(group);
   const double n = group.size();
   const auto d = static_cast<double>(axes.size());
-  bool lines = period;
-  for (const auto& e : axes) lines = lines && (e.size == 2 || (e.wraps && e.size >= 3));
+  const bool lines = period && (spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather) &&
+                     detail::torus_lines_alike(topo, group);
   double phases = 0;
   for (const auto& e : axes) phases += axis_phase(e, lines ? e.size : n);
   switch (spec.op) {
@@ -183,8 +188,8 @@ double estimate_transfers(const topology::Topology& topo, const CollectiveSpec& 
     case Algorithm::kHierarchical: return count * hierarchical(topo, spec, group, period);
     case Algorithm::kTorus: return count * torus(topo, spec, group, period && groups == 1);
     case Algorithm::kDimensionOrdered: return count * dimension_ordered(spec, group);
-    case Algorithm::kBidirectionalRing: return count * ring(topo, spec, group, 2);
-    default: return count * ring(topo, spec, group, 1);
+    case Algorithm::kBidirectionalRing: return count * ring(topo, spec, group, 2, period && groups == 1);
+    default: return count * ring(topo, spec, group, 1, period && groups == 1);
   }
 }
 

@@ -52,7 +52,8 @@ TEST(Groups, FoldedRingOnAnOpenAxisSpansAtMostTwoLinks) {
 TEST(Lowering, RingAllReduceHasTwoNMinusOneStepsOfSOverN) {
   const auto topo = grid({8}, {true});
   Schedule s;
-  lower_collective(topo, CollectiveSpec{Op::kAllReduce, Algorithm::kRing, 8000}, make_groups(topo, {0}), 0, s);
+  lower_collective(topo, CollectiveSpec{Op::kAllReduce, Algorithm::kRing, 8000}, make_groups(topo, {0}), 0, s,
+                   Symmetry::kWhole);
   ASSERT_EQ(s.size(), 8u * 14);
   for (TransferIndex i = 0; i < s.size(); ++i) {
     EXPECT_EQ(s.transfer(i).bytes, 1000u);

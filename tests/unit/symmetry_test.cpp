@@ -103,6 +103,35 @@ TEST(Symmetry, ATorusCollectiveOnOneLinePerAxisIsTheWholeCollective) {
   }
 }
 
+TEST(Symmetry, ARingWhoseHopsAreAlikeRunsAsARingOfTwo) {
+  struct Case {
+    topology::Topology topo;
+    std::vector<int> axes;
+    bool symmetric;
+  };
+  const std::vector<Case> cases{
+      {grid({8}, {true}), {0}, true},
+      {grid({7}, {true}), {0}, true},                 // an odd ring: its last hop stands in for 0 -> 1
+      {grid({4, 4}, {true, true}), {0, 1}, true},     // a snake whose every hop is one link
+      {grid({6}, {false}), {0}, false},               // folded: hops of one and of two links
+      {grid({3}, {true}), {0}, false}};               // 3 chips: nothing worth leaving out
+  for (const Case& c : cases) {
+    const auto groups = make_groups(c.topo, c.axes);
+    const std::vector<Group> first(groups.begin(), groups.begin() + 1);
+    for (Algorithm a : {Algorithm::kRing, Algorithm::kBidirectionalRing}) {
+      for (Op op : {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}) {
+        const CollectiveSpec spec{op, a, std::uint64_t{24} << 20};
+        const std::string what = std::string(algorithm_name(a)) + " on " + std::to_string(c.topo.chips()) +
+                                 " chips (" + c.topo.kind() + "), " + std::string(op_name(op));
+        EXPECT_EQ(period_matches_whole(c.topo, spec, first, what), c.symmetric) << what;
+        Schedule s;
+        lower_collective(c.topo, spec, first, 0, s);
+        EXPECT_EQ(estimate_transfers(c.topo, spec, first.front(), 1), static_cast<double>(s.size())) << what;
+      }
+    }
+  }
+}
+
 TEST(Symmetry, AMultisliceCollectiveOnTwoSlicesIsTheWholeCollective) {
   for (const int slices : {3, 4, 5}) {
     const auto topo = multislice(slices, {4, 2});
