@@ -193,6 +193,11 @@ Algorithm resolve_algorithm(const topology::Topology& topo, const CollectiveSpec
   return resolve_collective(topo, spec, group).algorithm;
 }
 
+bool period_spans_groups(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group) {
+  const Resolved resolved = resolve_collective(topo, spec, group);
+  return resolved.protocol == Protocol::kAuto && resolved.algorithm == Algorithm::kHierarchical;
+}
+
 void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec,
                       const std::vector<Group>& groups, std::uint32_t collective_index,
                       Schedule& schedule, Symmetry symmetry) {

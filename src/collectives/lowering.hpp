@@ -48,6 +48,11 @@ void lower_collective(const topology::Topology& topo, const CollectiveSpec& spec
                       const std::vector<Group>& groups, std::uint32_t collective_index,
                       Schedule& schedule, Symmetry symmetry = Symmetry::kPeriod);
 
+/// Whether lower_collective may lower several groups of `spec` on one schedule as one
+/// symmetric period (the hierarchical lowering's first two slices; the other lowerings reduce
+/// a group alone).
+bool period_spans_groups(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group);
+
 /// Pieces a pipelined broadcast of `bytes` over a chain of `n` chips is cut into: the
 /// integer near sqrt((n−2)·S·/(B·α)) that balances per-piece latency against pipeline
 /// fill, between 1 and 64. Time ≈ (n−1)·α + (n−2+P)·S/(P·B).

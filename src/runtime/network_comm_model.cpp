@@ -367,7 +367,8 @@ NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& 
 }
 
 template <typename Lower>
-NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower) {
+NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower,
+                                                   bool period_together) {
   if (net_.fidelity != network::Fidelity::kAnalytical) {
     if (groups.size() > 1 && same_shape(groups)) {
       // Groups that are images of the first on links of their own (a torus's parallel rings)
@@ -410,7 +411,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   // together when that is a symmetric period too (a hierarchical collective's first two
   // slices), else the first group's transfers replayed on every group's chips.
   collectives::Schedule all;
-  if (!one.link_images().empty()) {
+  if (!one.link_images().empty() && period_together) {
     lower(all, groups, collectives::Symmetry::kPeriod);
     if (!all.link_images().empty()) return profile_of(route_loads(all), own_time, own_bandwidth);
   }
@@ -457,10 +458,12 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
   }
   const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
   const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
-  Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
-                                 collectives::Symmetry symmetry) {
-    collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
-  });
+  Result r = measure(
+      groups,
+      [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some, collectives::Symmetry symmetry) {
+        collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
+      },
+      collectives::period_spans_groups(topo_, spec, groups.front()));
   r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
   return r;
 }
