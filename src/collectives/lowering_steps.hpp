@@ -3,6 +3,7 @@
 // Building blocks shared by the algorithm lowerings (internal to collectives).
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
@@ -37,12 +38,27 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order);
 void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool bidirectional,
                 bool alone, const Frontier& start, Frontier& end, Schedule& schedule);
 
+/// What of a torus collective is simulated (lower_torus): every line; the first line along
+/// each axis, every other line's chips waiting as their counterparts on it; or, for a group of
+/// one line, its first two chips as a ring of two with the full ring's steps.
+enum class LinePeriod { kWhole, kFirstLine, kRingOfTwo };
+
 /// Reduce-scatter or all-gather of an array of `bytes` along one axis of `group`: on every
 /// line along that axis at once, a bidirectional ring where the axis wraps (3+ chips), else a
-/// folded ring. `first_line_only`: only the first line runs, and every other line's chips
-/// wait as their counterparts on it (a symmetric torus lowering, lower_torus).
-void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, bool first_line_only,
+/// folded ring; as much of it as `period` says.
+void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, LinePeriod period,
                 const Frontier& start, Frontier& end, Schedule& schedule);
+
+/// The link images that let `rings` (cycles of chips), alone on their schedule, run as rings
+/// of two (each its first two members) with the full rings' steps and chunk; nothing when
+/// they must run whole: every hop of every ring must cross links like the first ring's first
+/// hop, on links of its own (hop i is then an image of the ring of two's hop i mod 2).
+std::optional<std::vector<Schedule::LinkImage>> ring_of_two_images(const topology::Topology& topo,
+                                                                   const std::vector<std::vector<ChipId>>& rings);
+
+/// Whether a torus collective of `group`, a group of one line (4 or more chips), alone on its
+/// schedule runs as a ring of two (ring_of_two_images).
+bool torus_ring_of_two(const topology::Topology& topo, const Group& group);
 
 /// Whether every ring of the first line along each of `group`'s axes (2 or more of them) is
 /// rotation-symmetric: each axis wraps round (or has 2 chips) and every hop crosses links like

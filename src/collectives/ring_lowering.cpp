@@ -18,13 +18,7 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order) {
   return r;
 }
 
-namespace {
-
-/// The link images that let rings (each a cycle of chips) alone on their schedule run as rings
-/// of two, their first two members, with the full rings' steps and chunk; nothing when they
-/// must run whole. Every hop of every ring must cross the same links as the first ring's first
-/// hop (so every member does what every other does at the same time) on links of its own: hop
-/// i is then an image of the ring of two's hop i mod 2.
+// Every member of such a ring does what every other does at the same time.
 std::optional<std::vector<Schedule::LinkImage>> ring_of_two_images(const topology::Topology& topo,
                                                                    const std::vector<std::vector<ChipId>>& rings) {
   LinkImageBuilder images(topo);
@@ -40,6 +34,8 @@ std::optional<std::vector<Schedule::LinkImage>> ring_of_two_images(const topolog
   }
   return images.images();
 }
+
+namespace {
 
 std::vector<std::vector<ChipId>> ring_directions(const std::vector<ChipId>& order, bool bidirectional) {
   return bidirectional ? std::vector<std::vector<ChipId>>{order, reversed_from_first(order)}

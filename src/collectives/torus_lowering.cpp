@@ -21,7 +21,7 @@ std::vector<std::vector<ChipId>> line_rings(const Group& group, std::size_t axis
 
 }  // namespace
 
-void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, bool first_line_only,
+void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, LinePeriod period,
                 const Frontier& start, Frontier& end, Schedule& schedule) {
   const auto& dim = group.dims[axis_pos];
   const auto n = static_cast<std::uint64_t>(dim.size);
@@ -36,7 +36,8 @@ void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, b
   const auto transfers = static_cast<double>(schedule.size());
   const double bytes_before = schedule.total_bytes();
   for (const auto& line : lines) {
-    for (const auto& ring : line_rings(group, axis_pos, line)) {
+    for (auto ring : line_rings(group, axis_pos, line)) {
+      if (period == LinePeriod::kRingOfTwo) ring.resize(2);  // the steps and chunk stay the ring's
       if (both_ways) {
         // ceil((n−1)·bytes / (2n·hops)) without forming (n−1)·bytes, which can overflow.
         const std::uint64_t parts = 2 * n * hops;
@@ -47,7 +48,7 @@ void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, b
         ring_pass(schedule, ring, static_cast<int>(n - 1), share(bytes, n), start, end);
       }
     }
-    if (!first_line_only) continue;
+    if (period != LinePeriod::kFirstLine) continue;
     // Every other line runs as this one does (symmetric_lines): its chips wait as their
     // counterparts here.
     const auto others = static_cast<double>(lines.size() - 1);
@@ -79,6 +80,16 @@ bool torus_lines_alike(const topology::Topology& topo, const Group& group) {
     }
   }
   return active >= 2;  // one line: nothing to leave out
+}
+
+bool torus_ring_of_two(const topology::Topology& topo, const Group& group) {
+  std::vector<std::size_t> active;
+  for (std::size_t a = 0; a < group.dims.size(); ++a) {
+    if (group.dims[a].size > 1) active.push_back(a);
+  }
+  if (active.size() != 1 || group.dims[active.front()].size < 4) return false;
+  const auto lines = lines_along(group, active.front());
+  return lines.size() == 1 && ring_of_two_images(topo, line_rings(group, active.front(), lines.front())).has_value();
 }
 
 namespace {
@@ -124,7 +135,7 @@ std::vector<std::size_t> active_axes(const Group& group) {
 /// Runs the phases of one piece: reduce-scatters along `order`, then all-gathers back in
 /// reverse order, with the array shrinking (growing) by each axis's size.
 void piece_phases(const Group& group, const std::vector<std::size_t>& order, std::uint64_t bytes, bool scatter,
-                  bool gather, bool first_line_only, const Frontier& start, Frontier& end, Schedule& schedule) {
+                  bool gather, LinePeriod period, const Frontier& start, Frontier& end, Schedule& schedule) {
   std::vector<std::uint64_t> sizes{bytes};
   for (std::size_t p : order) {
     sizes.push_back(share(sizes.back(), static_cast<std::uint64_t>(group.dims[p].size)));
@@ -135,7 +146,7 @@ void piece_phases(const Group& group, const std::vector<std::size_t>& order, std
     if (!first) schedule.next_phase();
     first = false;
     Frontier next(current.chips());
-    axis_phase(group, axis_pos, array_bytes, first_line_only, current, next, schedule);
+    axis_phase(group, axis_pos, array_bytes, period, current, next, schedule);
     current = std::move(next);
   };
   if (scatter) {
@@ -159,11 +170,15 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
     case Op::kAllGather: {
       // Alone on its schedule, a collective whose lines are all alike runs on one line per
       // axis, standing for the rest (symmetric_lines).
-      bool first_line_only = false;
+      LinePeriod period = LinePeriod::kWhole;
       if (alone && schedule.size() == 0 && schedule.link_images().empty()) {
         if (auto images = symmetric_lines(topo, group, axes)) {
           schedule.set_link_images(std::move(*images));
-          first_line_only = true;
+          period = LinePeriod::kFirstLine;
+        } else if (torus_ring_of_two(topo, group)) {
+          schedule.set_link_images(
+              *ring_of_two_images(topo, line_rings(group, axes.front(), lines_along(group, axes.front()).front())));
+          period = LinePeriod::kRingOfTwo;
         }
       }
       // One piece per axis, each starting on a different axis: at every phase the pieces
@@ -177,9 +192,9 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
         if (spec.op == Op::kAllGather) {
           // An all-gather is the second half of an all-reduce: the same phases, run from
           // the innermost shard outwards.
-          piece_phases(group, order, piece_bytes, false, true, first_line_only, start, end, schedule);
+          piece_phases(group, order, piece_bytes, false, true, period, start, end, schedule);
         } else {
-          piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, first_line_only, start, end,
+          piece_phases(group, order, piece_bytes, true, spec.op == Op::kAllReduce, period, start, end,
                        schedule);
         }
       });

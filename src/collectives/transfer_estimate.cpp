@@ -62,10 +62,11 @@ double torus(const topology::Topology& topo, const CollectiveSpec& spec, const G
   const std::vector<Extent> axes = active(group);
   const double n = group.size();
   const auto d = static_cast<double>(axes.size());
-  const bool lines = period && (spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather) &&
-                     detail::torus_lines_alike(topo, group);
+  const bool passes = spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather;
+  const bool lines = period && passes && detail::torus_lines_alike(topo, group);
+  const bool two = period && passes && !lines && detail::torus_ring_of_two(topo, group);
   double phases = 0;
-  for (const auto& e : axes) phases += axis_phase(e, lines ? e.size : n);
+  for (const auto& e : axes) phases += axis_phase(e, two ? 2 : lines ? e.size : n);
   switch (spec.op) {
     case Op::kAllReduce: return d * 2 * phases;  // one piece per axis, each scatters and gathers along all
     case Op::kReduceScatter:

@@ -70,7 +70,8 @@ TEST(Lowering, AWrappedTorusAxisSendsHalfWayRoundEachWayWithoutOverflow) {
   const auto topo = grid({16}, {true});
   for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 62}) {
     Schedule s;
-    lower_collective(topo, CollectiveSpec{Op::kAllGather, Algorithm::kTorus, bytes}, make_groups(topo, {0}), 0, s);
+    lower_collective(topo, CollectiveSpec{Op::kAllGather, Algorithm::kTorus, bytes}, make_groups(topo, {0}), 0, s,
+                     Symmetry::kWhole);
     ASSERT_EQ(s.size(), 16u * 8 * 2);
     for (TransferIndex i = 0; i < s.size(); ++i) {
       EXPECT_EQ(s.transfer(i).bytes, bytes / 256 * 15);

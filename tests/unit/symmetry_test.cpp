@@ -67,6 +67,7 @@ bool period_matches_whole(const topology::Topology& topo, const CollectiveSpec& 
 }
 
 TEST(Symmetry, ATorusCollectiveOnOneLinePerAxisIsTheWholeCollective) {
+  // (A group of one line runs as a ring of two, as a ring does.)
   struct Case {
     topology::Topology topo;
     std::vector<int> axes;
@@ -77,7 +78,9 @@ TEST(Symmetry, ATorusCollectiveOnOneLinePerAxisIsTheWholeCollective) {
       {grid({8, 4}, {true, true}), {0, 1}, true},
       {grid({5, 3}, {true, true}), {0, 1}, true},
       {grid({4, 2}, {true, false}), {0, 1}, true},  // a 2-chip axis is symmetric without its wrap
-      {grid({4, 4}, {true, true}), {0}, false},      // a group of one line: nothing to leave out
+      {grid({4, 4}, {true, true}), {0}, true},       // a group of one line: a ring of two
+      {grid({9}, {true}), {0}, true},
+      {grid({3}, {true}), {0}, false},               // 3 chips: nothing worth leaving out
       {grid({4, 4}, {true, false}), {0, 1}, false},  // a folded ring is not symmetric
       {grid({4, 4, 2}, {true, true, false}), {0, 1, 2}, true}};
   for (const Case& c : cases) {
