@@ -76,7 +76,8 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
     const auto& c = r.contention;
     out << "contention-aware network: " << c.flows + c.chunks << " communications simulated (" << c.flows
         << " as flows, " << c.chunks << " as chunks; network.contention " << network::contention_model_name(s.network.contention)
-        << "), " << c.one_group << " of them on one group standing for its disjoint images\n";
+        << "), " << c.one_group << " of them on one group standing for its disjoint images, " << c.periods
+        << " as one period of their symmetry standing for the whole\n";
   }
   out << "mesh: " << r.mesh << "   matmul padding waste " << format_fixed(100 * r.padding_waste(), 1) << " % (tile "
       << s.chip.matmul_tile << ")\n";

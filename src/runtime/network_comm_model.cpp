@@ -115,8 +115,9 @@ collectives::ScheduleResult NetworkCommModel::run(const collectives::Schedule& s
 }
 
 std::uint8_t NetworkCommModel::how_run(const collectives::Schedule& schedule) const {
-  return collectives::contention_model(net_, schedule) == network::ContentionModel::kFlow ? Measured::kFlows
-                                                                                         : Measured::kChunks;
+  const std::uint8_t period = schedule.link_images().empty() ? 0 : Measured::kPeriod;
+  return period | (collectives::contention_model(net_, schedule) == network::ContentionModel::kFlow ? Measured::kFlows
+                                                                                                   : Measured::kChunks);
 }
 
 NetworkCommModel::ContentionCounts NetworkCommModel::contention_counts() const {
@@ -127,6 +128,7 @@ NetworkCommModel::ContentionCounts NetworkCommModel::contention_counts() const {
     c.flows += (result.how & Measured::kFlows) != 0 ? 1 : 0;
     c.chunks += (result.how & Measured::kChunks) != 0 ? 1 : 0;
     c.one_group += (result.how & Measured::kOneGroup) != 0 ? 1 : 0;
+    c.periods += (result.how & Measured::kPeriod) != 0 ? 1 : 0;
   }
   return c;
 }

@@ -72,6 +72,9 @@ class NetworkCommModel final : public CommModel {
     /// Communications simulated on one group standing for every group of its axis (images of
     /// it on links of their own).
     std::size_t one_group = 0;
+    /// Communications simulated as one period of their symmetry (a torus's first lines, a
+    /// multislice's first two slices, a ring of two; docs/collectives.md).
+    std::size_t periods = 0;
   };
   ContentionCounts contention_counts() const;
   /// Forgets how often each communication occurred (the step is run again); keeps what was
