@@ -85,7 +85,7 @@ std::optional<TwoSlices> two_slices(const std::vector<Group>& inner,
 /// counterparts in every even (odd) slice, each ring-of-2 hop from position j for the hops
 /// from every position s ≡ j (mod 2) to s + 1. Nothing when any is not an exact copy on
 /// links of its own, or slice 1 is not one of slice 0 (nor the hop back one of the hop out).
-std::optional<std::vector<Schedule::LinkImage>> slice_images(const topology::Topology& topo, const Schedule& reduced,
+std::optional<Schedule::Images> slice_images(const topology::Topology& topo, const Schedule& reduced,
                                                              const RingPlaces& places) {
   std::vector<std::uint64_t> hops;
   for (TransferIndex t = 0; t < reduced.size(); ++t) {
@@ -200,7 +200,7 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
       Frontier reduced_end(end.chips());
       lower_phases(topo, spec, two->inner, two->pairs, two->ring, shard, start, reduced_end, reduced);
       if (auto images = slice_images(topo, reduced, places)) {
-        reduced.set_link_images(std::move(*images));
+        reduced.set_images(std::move(*images));
         schedule = std::move(reduced);
         end.merge(reduced_end);
         return;

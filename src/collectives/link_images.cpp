@@ -24,6 +24,7 @@ bool LinkImageBuilder::pair(VertexId src, VertexId dst, VertexId image_src, Vert
   auto it = simulated_routes_.find(key);
   if (it == simulated_routes_.end()) it = simulated_routes_.emplace(key, topo_.route(src, dst)).first;
   const std::vector<topology::LinkId>& simulated = it->second;
+  hops_.emplace_back(key, (std::uint64_t{image_src} << 32) | image_dst);
   // The image's route, walked link by link beside the simulated one.
   VertexId at = image_src;
   for (const topology::LinkId s : simulated) {
@@ -38,7 +39,7 @@ bool LinkImageBuilder::pair(VertexId src, VertexId dst, VertexId image_src, Vert
   return at == image_dst;
 }
 
-std::optional<std::vector<Schedule::LinkImage>> LinkImageBuilder::images() {
+std::optional<Schedule::Images> LinkImageBuilder::images() {
   auto by_source = [](const Pairing& a, const Pairing& b) {
     return std::tie(a.simulated, a.repeat, a.image) < std::tie(b.simulated, b.repeat, b.image);
   };
@@ -63,7 +64,9 @@ std::optional<std::vector<Schedule::LinkImage>> LinkImageBuilder::images() {
     if (out[k].second == out[k - 1].second) return std::nullopt;  // a link stood for twice
   }
   std::sort(out.begin(), out.end());
-  return out;
+  std::sort(hops_.begin(), hops_.end());
+  hops_.erase(std::unique(hops_.begin(), hops_.end()), hops_.end());
+  return Schedule::Images{std::move(out), hops_};
 }
 
 }  // namespace podsim::collectives

@@ -28,10 +28,10 @@ class LinkImageBuilder {
   /// the routes differ in hop count or in a hop's bandwidth or latency.
   bool pair(VertexId src, VertexId dst, VertexId image_src, VertexId image_dst, std::uint32_t repeat);
 
-  /// Every (simulated link, image) pair, sorted; nothing when a simulated link would stand
-  /// for two links in one repeat, or a link would be stood for twice (two repeats, or two of
-  /// the period's links, share it).
-  std::optional<std::vector<Schedule::LinkImage>> images();
+  /// Every (simulated link, image) pair and every (simulated hop, image) pair, sorted; nothing
+  /// when a simulated link would stand for two links in one repeat, or a link would be stood
+  /// for twice (two repeats, or two of the period's links, share it).
+  std::optional<Schedule::Images> images();
 
  private:
   struct Pairing {
@@ -41,6 +41,7 @@ class LinkImageBuilder {
   };
   const topology::Topology& topo_;
   std::vector<Pairing> pairings_;
+  std::vector<Schedule::HopImage> hops_;
   std::unordered_map<std::uint64_t, std::vector<topology::LinkId>> simulated_routes_;  // the period's few
 };
 

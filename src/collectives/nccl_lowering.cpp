@@ -118,7 +118,7 @@ struct Context {
 /// its ring closed on itself (same steps, same chunk, the same dependencies shifted):
 /// only that pair is simulated, and its links' loads are mapped onto every pair's links.
 /// Returns those link images, or nothing when the ring is not periodic that way.
-std::optional<std::vector<Schedule::LinkImage>> ring_images(const topology::Topology& topo,
+std::optional<Schedule::Images> ring_images(const topology::Topology& topo,
                                                            const std::vector<std::vector<VertexId>>& orders,
                                                            std::size_t period) {
   LinkImageBuilder images(topo);
@@ -164,7 +164,7 @@ void lower_ring(Context& c) {
   if (c.alone && uniform && n_nodes >= 4 && n_nodes % 2 == 0) {
     if (auto images = ring_images(c.topo, orders, period)) {
       for (auto& order : orders) order.resize(period);
-      c.em.schedule().set_link_images(std::move(*images));
+      c.em.schedule().set_images(std::move(*images));
     }
   }
   const std::size_t ring = orders.front().size();

@@ -19,7 +19,7 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order) {
 }
 
 // Every member of such a ring does what every other does at the same time.
-std::optional<std::vector<Schedule::LinkImage>> ring_of_two_images(const topology::Topology& topo,
+std::optional<Schedule::Images> ring_of_two_images(const topology::Topology& topo,
                                                                    const std::vector<std::vector<ChipId>>& rings) {
   LinkImageBuilder images(topo);
   const auto& first = rings.front();
@@ -61,7 +61,7 @@ void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, cons
   const bool passes = spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather;
   if (alone && passes && n >= 4 && schedule.size() == 0 && schedule.link_images().empty()) {
     if (auto images = ring_of_two_images(topo, directions)) {
-      schedule.set_link_images(std::move(*images));
+      schedule.set_images(std::move(*images));
       for (auto& ring : directions) ring.resize(2);
     }
   }

@@ -1,5 +1,6 @@
 #include "collectives/schedule.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "util/error.hpp"
@@ -26,6 +27,13 @@ void Frontier::merge(const Frontier& other) {
   for (std::size_t c = 0; c < ready_.size(); ++c) {
     ready_[c].insert(ready_[c].end(), other.ready_[c].begin(), other.ready_[c].end());
   }
+}
+
+std::span<const Schedule::HopImage> Schedule::hop_images(std::uint64_t hop) const {
+  const auto first = std::lower_bound(hop_images_.begin(), hop_images_.end(), HopImage{hop, 0});
+  auto last = first;
+  while (last != hop_images_.end() && last->first == hop) ++last;
+  return {first, last};
 }
 
 void Frontier::mirror(const Schedule& schedule, VertexId from, VertexId to) {

@@ -91,8 +91,20 @@ class Schedule {
   /// link paired with them here. A run's link usage is reported through this map (each
   /// source link's load moves to its images); empty: as simulated.
   using LinkImage = std::pair<topology::LinkId, topology::LinkId>;
-  void set_link_images(std::vector<LinkImage> images) { link_images_ = std::move(images); }
+  /// A hop of the schedule (source << 32 | destination) and a hop of the larger one it stands
+  /// for, which carries, phase by phase, what this one carries.
+  using HopImage = std::pair<std::uint64_t, std::uint64_t>;
+  struct Images {
+    std::vector<LinkImage> links;  ///< sorted
+    std::vector<HopImage> hops;    ///< sorted; every hop the schedule's transfers take has its images
+  };
+  void set_images(Images images) {
+    link_images_ = std::move(images.links);
+    hop_images_ = std::move(images.hops);
+  }
   std::span<const LinkImage> link_images() const { return link_images_; }
+  /// The hops `hop` stands for (itself where the schedule stands for nothing larger).
+  std::span<const HopImage> hop_images(std::uint64_t hop) const;
 
  private:
   struct Delays {
@@ -110,6 +122,7 @@ class Schedule {
   double left_out_bytes_ = 0;
   std::uint32_t phases_ = 1;
   std::vector<LinkImage> link_images_;
+  std::vector<HopImage> hop_images_;
   bool mirrored_ = false;
 };
 

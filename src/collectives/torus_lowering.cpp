@@ -100,7 +100,7 @@ namespace {
 /// and every line's rings must be exact copies of the first's on links of their own
 /// (LinkImageBuilder). Each line then finishes each phase exactly when the first does, so
 /// the next phase's first line can start from the first line's frontier (Frontier::mirror).
-std::optional<std::vector<Schedule::LinkImage>> symmetric_lines(const topology::Topology& topo, const Group& group,
+std::optional<Schedule::Images> symmetric_lines(const topology::Topology& topo, const Group& group,
                                                                 const std::vector<std::size_t>& axes) {
   if (!torus_lines_alike(topo, group)) return std::nullopt;
   LinkImageBuilder images(topo);
@@ -173,10 +173,10 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
       LinePeriod period = LinePeriod::kWhole;
       if (alone && schedule.size() == 0 && schedule.link_images().empty()) {
         if (auto images = symmetric_lines(topo, group, axes)) {
-          schedule.set_link_images(std::move(*images));
+          schedule.set_images(std::move(*images));
           period = LinePeriod::kFirstLine;
         } else if (torus_ring_of_two(topo, group)) {
-          schedule.set_link_images(
+          schedule.set_images(
               *ring_of_two_images(topo, line_rings(group, axes.front(), lines_along(group, axes.front()).front())));
           period = LinePeriod::kRingOfTwo;
         }

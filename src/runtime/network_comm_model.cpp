@@ -4,6 +4,7 @@
 #include <set>
 
 #include "collectives/lowering.hpp"
+#include "util/error.hpp"
 #include "collectives/schedule_runner.hpp"
 
 namespace podsim::runtime {
@@ -194,8 +195,7 @@ NetworkCommModel::PhasePairs NetworkCommModel::sorted(
 }
 
 NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
-                                                 const std::vector<collectives::Group>* groups,
-                                                 std::span<const collectives::Schedule::LinkImage> images) const {
+                                                 const std::vector<collectives::Group>* groups) const {
   // What the analytical network charges each link (AnalyticalNetwork::send), summed without
   // simulating: loads do not depend on when the transfers run. Phases run one after the
   // other, so the bandwidth part is the sum over phases of each phase's busiest link: a
@@ -210,24 +210,14 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   std::vector<SimTime> in_phase(phases.size() > 1 ? link_count_ : 0, 0);
   if (phases.size() > 1) out.class_share.assign(class_count_, 0.0);
   std::vector<topology::LinkId> touched;
-  // A schedule standing for a larger one charges each link's images instead (link_images).
-  std::vector<std::vector<topology::LinkId>> image_of(images.empty() ? 0 : link_count_);
-  for (const auto& [from, to] : images) image_of[from].push_back(to);
-  auto load = [&](topology::LinkId id, double size) {
-    const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
-    out.links.links[id].bytes += size;
-    out.links.links[id].busy_ps += busy;
-    if (!in_phase.empty()) {
-      if (in_phase[id] == 0) touched.push_back(id);
-      in_phase[id] += busy;
-    }
-  };
   auto add = [&](std::uint64_t pair, double size) {
     for (const topology::LinkId id : route(pair)) {
-      if (image_of.empty()) {
-        load(id, size);
-      } else {
-        for (const topology::LinkId to : image_of[id]) load(to, size);
+      const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
+      out.links.links[id].bytes += size;
+      out.links.links[id].busy_ps += busy;
+      if (!in_phase.empty()) {
+        if (in_phase[id] == 0) touched.push_back(id);
+        in_phase[id] += busy;
       }
     }
   };
@@ -258,15 +248,28 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   return out;
 }
 
-NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
+NetworkCommModel::PhasePairs NetworkCommModel::whole_pairs(const collectives::Schedule& schedule) {
   // A ring sends 2(n−1) times between the same neighbours: bytes are summed per (source,
-  // destination) first, so each route is walked once (routing dominates on big tori).
+  // destination) first, so each route is walked once (routing dominates on big tori). A
+  // period's hops are summed onto every hop each stands for: the whole collective's traffic.
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(schedule.phases());
+  const bool period = !schedule.link_images().empty();
   for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
     const collectives::PlannedTransfer& t = schedule.transfer(i);
-    bytes_of[t.phase][(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
+    const std::uint64_t hop = (std::uint64_t{t.src} << 32) | t.dst;
+    if (!period) {
+      bytes_of[t.phase][hop] += t.bytes;
+      continue;
+    }
+    const auto images = schedule.hop_images(hop);
+    if (images.empty()) throw SimulationError("a symmetric period's transfer stands for no hop of its whole");
+    for (const auto& [from, to] : images) bytes_of[t.phase][to] += t.bytes;
   }
-  return charge(sorted(std::move(bytes_of)), nullptr, schedule.link_images());
+  return sorted(std::move(bytes_of));
+}
+
+NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
+  return charge(whole_pairs(schedule), nullptr);
 }
 
 namespace {
@@ -289,19 +292,20 @@ bool same_shape(const std::vector<collectives::Group>& groups) {
 
 std::optional<NetworkCommModel::PhasePairs> NetworkCommModel::position_pairs(const collectives::Schedule& first,
                                                                              const collectives::Group& group) {
-  // The group's traffic between member positions. Not when a transfer starts or ends off the
-  // group's chips (at an NVLS or SHARP switch), or the schedule stands for a larger one (link
-  // images): those have no positions.
-  if (!first.link_images().empty()) return std::nullopt;
+  // The group's traffic (the whole collective's, where `first` is a period of it) between
+  // member positions. Not when a transfer starts or ends off the group's chips (at an NVLS or
+  // SHARP switch): those have no positions.
   std::unordered_map<topology::ChipId, std::uint32_t> position;
   for (std::uint32_t i = 0; i < group.chips.size(); ++i) position.emplace(group.chips[i], i);
-  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(first.phases());
-  for (collectives::TransferIndex i = 0; i < first.size(); ++i) {
-    const collectives::PlannedTransfer& t = first.transfer(i);
-    const auto src = position.find(t.src);
-    const auto dst = position.find(t.dst);
-    if (src == position.end() || dst == position.end()) return std::nullopt;
-    bytes_of[t.phase][(std::uint64_t{src->second} << 32) | dst->second] += t.bytes;
+  const PhasePairs whole = whole_pairs(first);
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(whole.size());
+  for (std::size_t p = 0; p < whole.size(); ++p) {
+    for (const auto& [hop, bytes] : whole[p]) {
+      const auto src = position.find(static_cast<topology::ChipId>(hop >> 32));
+      const auto dst = position.find(static_cast<topology::ChipId>(hop & 0xFFFF'FFFFu));
+      if (src == position.end() || dst == position.end()) return std::nullopt;
+      bytes_of[p][(std::uint64_t{src->second} << 32) | dst->second] += bytes;
+    }
   }
   return sorted(std::move(bytes_of));
 }
@@ -311,7 +315,7 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
   // The first group's traffic between member positions, replayed on every group's chips.
   const auto pairs = position_pairs(first, groups.front());
   if (!pairs) return std::nullopt;
-  return charge(*pairs, &groups, {});
+  return charge(*pairs, &groups);
 }
 
 bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const {
@@ -375,14 +379,13 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     if (groups.size() > 1 && same_shape(groups)) {
       // Groups that are images of the first on links of their own (a torus's parallel rings)
       // cannot delay each other: the first, simulated alone, times them all.
-      // Lowered whole: its transfers between member positions are what the others replay.
       collectives::Schedule one;
-      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1), collectives::Symmetry::kWhole);
+      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1), collectives::Symmetry::kPeriod);
       const auto pairs = position_pairs(one, groups.front());
       if (pairs && disjoint_images(*pairs, groups)) {
         const collectives::ScheduleResult own = run(one);
         const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-        const Loads loads = charge(*pairs, &groups, {});
+        const Loads loads = charge(*pairs, &groups);
         Result r = profile_of(loads, time, loads.bandwidth_ps);
         r.how = Measured::kOneGroup | how_run(one);
         return r;
@@ -418,11 +421,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     if (!all.link_images().empty()) return profile_of(route_loads(all), own_time, own_bandwidth);
   }
   if (same_shape(groups)) {
-    collectives::Schedule whole;
-    if (!one.link_images().empty()) lower(whole, first, collectives::Symmetry::kWhole);
-    if (const auto mapped = mapped_loads(one.link_images().empty() ? one : whole, groups)) {
-      return profile_of(*mapped, own_time, own_bandwidth);
-    }
+    if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);
   }
   if (all.size() == 0) lower(all, groups, collectives::Symmetry::kPeriod);
   return profile_of(route_loads(all), own_time, own_bandwidth);

@@ -3,7 +3,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -143,8 +142,8 @@ class NetworkCommModel final : public CommModel {
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,
                                     const std::vector<collectives::Group>& groups) const;
-  /// `first`'s bytes between positions of `group` (its chips), per phase; nothing when a
-  /// transfer leaves the group's chips or the schedule stands for a larger one.
+  /// `first`'s bytes (its whole's, where it is a period) between positions of `group` (its
+  /// chips), per phase; nothing when a transfer leaves the group's chips.
   static std::optional<PhasePairs> position_pairs(const collectives::Schedule& first, const collectives::Group& group);
   /// True when every group's routes for `pairs` are hop by hop like the first group's (same
   /// bandwidths and latencies) and no two groups share a link.
@@ -159,10 +158,11 @@ class NetworkCommModel final : public CommModel {
   /// routes) when its parts run one after another, else its busiest link.
   Loads loads_of(const collectives::Schedule& schedule, collectives::ScheduleResult&& run) const;
   /// Charges `phases`' transfers along their routes: as given (`groups` null), or between
-  /// member positions replayed on every group's chips; on each link's `images` where the
-  /// transfers stand for a larger schedule's (Schedule::link_images).
-  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups,
-               std::span<const collectives::Schedule::LinkImage> images) const;
+  /// member positions replayed on every group's chips.
+  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups) const;
+  /// `schedule`'s bytes per hop (source << 32 | destination), per phase: where it is a
+  /// symmetric period, the whole collective's, every hop summed onto the hops it stands for.
+  static PhasePairs whole_pairs(const collectives::Schedule& schedule);
   /// The links from `pair`'s source to its destination (source << 32 | destination), walked
   /// once per step: many communications use the same neighbours.
   const std::vector<topology::LinkId>& route(std::uint64_t pair) const;

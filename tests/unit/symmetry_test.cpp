@@ -2,6 +2,8 @@
 // time and load every link exactly as the whole collective does, on every network model.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "collectives/transfer_estimate.hpp"
@@ -47,6 +49,25 @@ bool period_matches_whole(const topology::Topology& topo, const CollectiveSpec& 
   EXPECT_EQ(estimate_transfers(topo, spec, groups.front(), groups.size(), Symmetry::kWhole),
             static_cast<double>(whole.size()))
       << what;
+  // Every hop of the period summed onto the hops it stands for is the whole's traffic, phase
+  // by phase (what the comm model charges and replays on other groups).
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> stood_for;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> traffic;
+  for (TransferIndex i = 0; i < whole.size(); ++i) {
+    const PlannedTransfer& t = whole.transfer(i);
+    traffic[{t.phase, (std::uint64_t{t.src} << 32) | t.dst}] += t.bytes;
+  }
+  for (TransferIndex i = 0; i < period.size(); ++i) {
+    const PlannedTransfer& t = period.transfer(i);
+    const std::uint64_t hop = (std::uint64_t{t.src} << 32) | t.dst;
+    if (period.link_images().empty()) {
+      stood_for[{t.phase, hop}] += t.bytes;
+    } else {
+      EXPECT_FALSE(period.hop_images(hop).empty()) << what;
+      for (const auto& [from, to] : period.hop_images(hop)) stood_for[{t.phase, to}] += t.bytes;
+    }
+  }
+  EXPECT_EQ(stood_for, traffic) << what << ": the period's hops stand for the whole's traffic";
   for (const Model& m : kModels) {
     network::NetworkSpec net;
     net.fidelity = m.fidelity;
