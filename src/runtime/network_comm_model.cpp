@@ -4,6 +4,7 @@
 #include <set>
 
 #include "collectives/lowering.hpp"
+#include "collectives/transfer_estimate.hpp"
 #include "util/error.hpp"
 #include "collectives/schedule_runner.hpp"
 
@@ -467,6 +468,21 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
       collectives::period_spans_groups(topo_, spec, groups.front()));
   r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
   return r;
+}
+
+bool NetworkCommModel::timed_by_one_group(CommAxis axis, CommOp op, double bytes, int stage, double budget) {
+  if (net_.fidelity == network::Fidelity::kAnalytical || group_size(axis) < 2) return false;
+  if (axis == CommAxis::kPp || axis == CommAxis::kOther) return false;
+  const auto size = static_cast<std::uint64_t>(bytes + 0.5);
+  if (size == 0) return false;
+  const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
+  if (groups.size() < 2 || !same_shape(groups)) return false;
+  const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
+  if (collectives::estimate_cost(topo_, spec, groups.front(), 1) > budget) return false;
+  collectives::Schedule one;
+  collectives::lower_collective(topo_, spec, {groups.front()}, 0, one);
+  const auto pairs = position_pairs(one, groups.front());
+  return pairs && disjoint_images(*pairs, groups);
 }
 
 std::optional<NetworkCommModel::Key> NetworkCommModel::key_of(CommAxis axis, CommOp op, double bytes, int stage,

@@ -55,6 +55,11 @@ class NetworkCommModel final : public CommModel {
   /// only), as independent pieces the executor may spread over MPI processes; the step then
   /// finds them measured. The results are the same as measuring them as they come.
   void prefetch(const parallelism::StepPlan& plan);
+  /// Whether the contention-aware network will time this collective on its first group alone
+  /// (its groups are images of it on links of their own, disjoint_images): checked on the first
+  /// group's lowering when that is within `budget` transfers (collectives::estimate_cost).
+  bool timed_by_one_group(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
+                          double budget);
   int group_size(parallelism::CommAxis axis) const override;
   std::size_t resources() const override { return class_count_; }
   std::string resource_label(std::size_t r) const override { return class_label_[r]; }

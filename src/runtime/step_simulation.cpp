@@ -40,11 +40,14 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
+  NetworkCommModel comm(topo, mesh, s.network, executor);
   if (budget == Budget::kEnforce) {
-    const CommWork work = estimate_comm_work(plan, topo, mesh, s.network);
+    const CommWork work = estimate_comm_work(
+        plan, topo, mesh, s.network, [&](parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage) {
+          return comm.timed_by_one_group(axis, op, bytes, stage, kScheduleBudget);
+        });
     if (const auto why = over_budget(work, s.network)) throw BeyondWorkBudget(axis_key(work.largest_axis), *why);
   }
-  NetworkCommModel comm(topo, mesh, s.network, executor);
   if (memo != nullptr) comm.share_measurements(*memo, memo->context(links, s.network, mesh.describe()));
   comm.prefetch(plan);  // contention-aware: every distinct communication, spread over MPI processes
 

@@ -111,8 +111,10 @@ double repeated_step_seconds(const Scenario& s) {
          parallelism::estimate_work(s.model, s.parallel, s.training).tasks * kSecondsPerRepeatedTask;
 }
 
-CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::Topology& topo,
-                            const topology::DeviceMesh& mesh, const network::NetworkSpec& net) {
+CommWork estimate_comm_work(
+    const parallelism::StepPlan& plan, const topology::Topology& topo, const topology::DeviceMesh& mesh,
+    const network::NetworkSpec& net,
+    const std::function<bool(parallelism::CommAxis, parallelism::CommOp, double, int)>& one_group) {
   const bool contention = net.fidelity != network::Fidelity::kAnalytical;
   std::map<CommAxis, Axis> axes = axes_of(mesh, topo.chips());
   CommWork w;
@@ -137,8 +139,10 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
         const Axis& a = axes[axis];
         const collectives::CollectiveSpec spec{op_of(t.op), collectives::Algorithm::kAuto, size};
         const double together = contention ? a.per_stage : 1;
+        // Groups that are images of the first on links of their own are timed by it alone.
+        const bool alone = contention && together > 1 && one_group && one_group(axis, t.op, t.bytes, plan.stages[st].stage);
         const double schedule =
-            collectives::estimate_cost(topo, spec, a.shape, static_cast<std::size_t>(together));
+            collectives::estimate_cost(topo, spec, a.shape, static_cast<std::size_t>(alone ? 1 : together));
         // The analytical network maps one group's loads onto every group: a walk of each
         // chip's routes, about a transfer per chip.
         // A transfer's mean size: the bytes every chip of every group sends over the
@@ -151,7 +155,7 @@ CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::T
                             std::max(1.0, whole);
         add(w, schedule + (contention ? 0 : a.per_stage * n), schedule, seconds_per_transfer(net, topo.chips(), mean),
             axis,
-            collective_text(axis, spec.op, size, together, a.shape.size()));
+            collective_text(axis, spec.op, size, alone ? 1 : together, a.shape.size()));
       }
     }
   }

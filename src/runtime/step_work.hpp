@@ -8,6 +8,7 @@
 // beyond this budget with the estimate, before building it.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -80,8 +81,13 @@ struct CommWork {
 /// them: axis, operation, size, stage) and the transfers each lowering makes on `topo`'s
 /// groups (collectives::estimate_cost: transfers, a tree's weighted): one group on the analytical network, which then
 /// maps the loads onto the others, every group of the stage at once on the contention one.
-CommWork estimate_comm_work(const parallelism::StepPlan& plan, const topology::Topology& topo,
-                            const topology::DeviceMesh& mesh, const network::NetworkSpec& net);
+/// `one_group(axis, op, bytes, stage)`, when given, says whether the contention-aware network
+/// will time that collective on its first group alone (NetworkCommModel::timed_by_one_group):
+/// it then costs one group's transfers.
+CommWork estimate_comm_work(
+    const parallelism::StepPlan& plan, const topology::Topology& topo, const topology::DeviceMesh& mesh,
+    const network::NetworkSpec& net,
+    const std::function<bool(parallelism::CommAxis, parallelism::CommOp, double, int)>& one_group = {});
 
 /// Distinct collectives a step simulates per parallelism axis and pipeline stage, for an
 /// estimate made before the program is built (measured on the example scenarios: 3 to 6 per
