@@ -39,6 +39,11 @@ TEST(ContentionCommModel, GroupsOnLinksOfTheirOwnAreTimedByOneAndInterleavedOnes
     collectives::SequentialExecutor executor;
     NetworkCommModel comm(topo, mesh, net, executor);
     const std::uint64_t S = 32ull << 20;
+    // What the work budget asks before the step: tp will be timed by one group, dp not; and
+    // not when the first group's lowering is beyond the budget it is given.
+    EXPECT_TRUE(comm.timed_by_one_group(CommAxis::kTp, CommOp::kAllReduce, static_cast<double>(S), 0, 1e6));
+    EXPECT_FALSE(comm.timed_by_one_group(CommAxis::kDp, CommOp::kAllReduce, static_cast<double>(S), 0, 1e6));
+    EXPECT_FALSE(comm.timed_by_one_group(CommAxis::kTp, CommOp::kAllReduce, static_cast<double>(S), 0, 1));
     const CommProfile tp = comm.collective(CommAxis::kTp, CommOp::kAllReduce, static_cast<double>(S), 0, -1);
     EXPECT_EQ(comm.contention_counts().one_group, 1u);
     EXPECT_EQ(tp.alone_ps(), together(topo, mesh, net, "tp", S));
