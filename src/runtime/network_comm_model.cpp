@@ -4,9 +4,9 @@
 #include <set>
 
 #include "collectives/lowering.hpp"
+#include "collectives/schedule_runner.hpp"
 #include "collectives/transfer_estimate.hpp"
 #include "util/error.hpp"
-#include "collectives/schedule_runner.hpp"
 
 namespace podsim::runtime {
 
@@ -252,21 +252,23 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
 NetworkCommModel::PhasePairs NetworkCommModel::whole_pairs(const collectives::Schedule& schedule) {
   // A ring sends 2(n−1) times between the same neighbours: bytes are summed per (source,
   // destination) first, so each route is walked once (routing dominates on big tori). A
-  // period's hops are summed onto every hop each stands for: the whole collective's traffic.
+  // period's hops, summed so, are then added onto every hop each stands for: the whole
+  // collective's traffic.
   std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> bytes_of(schedule.phases());
-  const bool period = !schedule.link_images().empty();
   for (collectives::TransferIndex i = 0; i < schedule.size(); ++i) {
     const collectives::PlannedTransfer& t = schedule.transfer(i);
-    const std::uint64_t hop = (std::uint64_t{t.src} << 32) | t.dst;
-    if (!period) {
-      bytes_of[t.phase][hop] += t.bytes;
-      continue;
-    }
-    const auto images = schedule.hop_images(hop);
-    if (images.empty()) throw SimulationError("a symmetric period's transfer stands for no hop of its whole");
-    for (const auto& [from, to] : images) bytes_of[t.phase][to] += t.bytes;
+    bytes_of[t.phase][(std::uint64_t{t.src} << 32) | t.dst] += t.bytes;
   }
-  return sorted(std::move(bytes_of));
+  if (schedule.link_images().empty()) return sorted(std::move(bytes_of));
+  std::vector<std::unordered_map<std::uint64_t, std::uint64_t>> whole(bytes_of.size());
+  for (std::size_t p = 0; p < bytes_of.size(); ++p) {
+    for (const auto& [hop, bytes] : bytes_of[p]) {
+      const auto images = schedule.hop_images(hop);
+      if (images.empty()) throw SimulationError("a symmetric period's transfer stands for no hop of its whole");
+      for (const auto& [from, to] : images) whole[p][to] += bytes;
+    }
+  }
+  return sorted(std::move(whole));
 }
 
 NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
