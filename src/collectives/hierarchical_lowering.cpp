@@ -46,8 +46,7 @@ struct TwoSlices {
   std::size_t ring = 0;                     ///< members of a ring across (3 or more)
 };
 
-std::optional<TwoSlices> two_slices(const std::vector<Group>& inner,
-                                    const RingPlaces& places) {
+std::optional<TwoSlices> two_slices(const std::vector<Group>& inner, const RingPlaces& places) {
   const std::size_t S = places.orders.front().size();
   if (S < 3) return std::nullopt;
   TwoSlices out;
@@ -86,7 +85,7 @@ std::optional<TwoSlices> two_slices(const std::vector<Group>& inner,
 /// from every position s ≡ j (mod 2) to s + 1. Nothing when any is not an exact copy on
 /// links of its own, or slice 1 is not one of slice 0 (nor the hop back one of the hop out).
 std::optional<Schedule::Images> slice_images(const topology::Topology& topo, const Schedule& reduced,
-                                                             const RingPlaces& places) {
+                                             const RingPlaces& places) {
   std::vector<std::uint64_t> hops;
   for (TransferIndex t = 0; t < reduced.size(); ++t) {
     hops.push_back((std::uint64_t{reduced.transfer(t).src} << 32) | reduced.transfer(t).dst);
@@ -186,14 +185,15 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
   // shard crosses the slow network, a ring per position (ring_lowering.cpp's order).
   const std::uint64_t shard = share(spec.bytes, inner.front().size());
   RingPlaces places;
-  for (const Group& g : outer) {
-    places.orders.push_back(ring_order(topo, g));
-    for (std::size_t i = 0; i < places.orders.back().size(); ++i) {
-      places.ring.emplace(places.orders.back()[i], places.orders.size() - 1);
-      places.pos.emplace(places.orders.back()[i], i);
-    }
-  }
+  for (const Group& g : outer) places.orders.push_back(ring_order(topo, g));
   if (alone) {
+    // Where every chip sits on the rings: only a collective alone needs it (two_slices).
+    for (std::size_t r = 0; r < places.orders.size(); ++r) {
+      for (std::size_t i = 0; i < places.orders[r].size(); ++i) {
+        places.ring.emplace(places.orders[r][i], r);
+        places.pos.emplace(places.orders[r][i], i);
+      }
+    }
     if (const auto two = two_slices(inner, places)) {
       Schedule reduced;
       reduced.begin_collective(schedule.collectives() - 1);

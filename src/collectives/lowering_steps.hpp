@@ -54,7 +54,7 @@ void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, L
 /// they must run whole: every hop of every ring must cross links like the first ring's first
 /// hop, on links of its own (hop i is then an image of the ring of two's hop i mod 2).
 std::optional<Schedule::Images> ring_of_two_images(const topology::Topology& topo,
-                                                                   const std::vector<std::vector<ChipId>>& rings);
+                                                   const std::vector<std::vector<ChipId>>& rings);
 
 /// Whether a torus collective of `group`, a group of one line (4 or more chips), alone on its
 /// schedule runs as a ring of two (ring_of_two_images).

@@ -119,8 +119,7 @@ struct Context {
 /// only that pair is simulated, and its links' loads are mapped onto every pair's links.
 /// Returns those link images, or nothing when the ring is not periodic that way.
 std::optional<Schedule::Images> ring_images(const topology::Topology& topo,
-                                                           const std::vector<std::vector<VertexId>>& orders,
-                                                           std::size_t period) {
+                                            const std::vector<std::vector<VertexId>>& orders, std::size_t period) {
   LinkImageBuilder images(topo);
   for (const auto& order : orders) {
     const std::size_t n = order.size();

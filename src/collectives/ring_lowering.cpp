@@ -1,5 +1,4 @@
 #include <algorithm>
-
 #include <optional>
 
 #include "collectives/link_images.hpp"
@@ -20,7 +19,7 @@ std::vector<ChipId> reversed_from_first(const std::vector<ChipId>& order) {
 
 // Every member of such a ring does what every other does at the same time.
 std::optional<Schedule::Images> ring_of_two_images(const topology::Topology& topo,
-                                                                   const std::vector<std::vector<ChipId>>& rings) {
+                                                   const std::vector<std::vector<ChipId>>& rings) {
   LinkImageBuilder images(topo);
   const auto& first = rings.front();
   for (const auto& ring : rings) {
@@ -59,7 +58,7 @@ void lower_ring(const topology::Topology& topo, const CollectiveSpec& spec, cons
   // Alone on its schedule, a ring of 4 or more whose hops are all alike runs as a ring of two
   // standing for it (ring_of_two_images): each member sends its step k when its neighbours do.
   const bool passes = spec.op == Op::kAllReduce || spec.op == Op::kReduceScatter || spec.op == Op::kAllGather;
-  if (alone && passes && n >= 4 && schedule.size() == 0 && schedule.link_images().empty()) {
+  if (alone && passes && n >= 4) {
     if (auto images = ring_of_two_images(topo, directions)) {
       schedule.set_images(std::move(*images));
       for (auto& ring : directions) ring.resize(2);

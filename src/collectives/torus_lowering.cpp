@@ -61,10 +61,6 @@ void axis_phase(const Group& group, std::size_t axis_pos, std::uint64_t bytes, L
   }
 }
 
-namespace {
-
-}  // namespace
-
 bool torus_lines_alike(const topology::Topology& topo, const Group& group) {
   std::size_t active = 0;
   for (std::size_t a = 0; a < group.dims.size(); ++a) {
@@ -82,14 +78,25 @@ bool torus_lines_alike(const topology::Topology& topo, const Group& group) {
   return active >= 2;  // one line: nothing to leave out
 }
 
-bool torus_ring_of_two(const topology::Topology& topo, const Group& group) {
+namespace {
+
+/// The link images of a group of one line (4 or more chips) run as a ring of two; nothing
+/// when it is not one line or its rings are not symmetric (ring_of_two_images).
+std::optional<Schedule::Images> one_line_images(const topology::Topology& topo, const Group& group) {
   std::vector<std::size_t> active;
   for (std::size_t a = 0; a < group.dims.size(); ++a) {
     if (group.dims[a].size > 1) active.push_back(a);
   }
-  if (active.size() != 1 || group.dims[active.front()].size < 4) return false;
+  if (active.size() != 1 || group.dims[active.front()].size < 4) return std::nullopt;
   const auto lines = lines_along(group, active.front());
-  return lines.size() == 1 && ring_of_two_images(topo, line_rings(group, active.front(), lines.front())).has_value();
+  if (lines.size() != 1) return std::nullopt;
+  return ring_of_two_images(topo, line_rings(group, active.front(), lines.front()));
+}
+
+}  // namespace
+
+bool torus_ring_of_two(const topology::Topology& topo, const Group& group) {
+  return one_line_images(topo, group).has_value();
 }
 
 namespace {
@@ -101,7 +108,7 @@ namespace {
 /// (LinkImageBuilder). Each line then finishes each phase exactly when the first does, so
 /// the next phase's first line can start from the first line's frontier (Frontier::mirror).
 std::optional<Schedule::Images> symmetric_lines(const topology::Topology& topo, const Group& group,
-                                                                const std::vector<std::size_t>& axes) {
+                                                const std::vector<std::size_t>& axes) {
   if (!torus_lines_alike(topo, group)) return std::nullopt;
   LinkImageBuilder images(topo);
   for (const std::size_t a : axes) {
@@ -171,13 +178,12 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
       // Alone on its schedule, a collective whose lines are all alike runs on one line per
       // axis, standing for the rest (symmetric_lines).
       LinePeriod period = LinePeriod::kWhole;
-      if (alone && schedule.size() == 0 && schedule.link_images().empty()) {
+      if (alone) {
         if (auto images = symmetric_lines(topo, group, axes)) {
           schedule.set_images(std::move(*images));
           period = LinePeriod::kFirstLine;
-        } else if (torus_ring_of_two(topo, group)) {
-          schedule.set_images(
-              *ring_of_two_images(topo, line_rings(group, axes.front(), lines_along(group, axes.front()).front())));
+        } else if (auto line = one_line_images(topo, group)) {
+          schedule.set_images(std::move(*line));
           period = LinePeriod::kRingOfTwo;
         }
       }

@@ -383,7 +383,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
       // Groups that are images of the first on links of their own (a torus's parallel rings)
       // cannot delay each other: the first, simulated alone, times them all.
       collectives::Schedule one;
-      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1), collectives::Symmetry::kPeriod);
+      lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
       const auto pairs = position_pairs(one, groups.front());
       if (pairs && disjoint_images(*pairs, groups)) {
         const collectives::ScheduleResult own = run(one);
@@ -396,7 +396,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
     }
     // Simulated together: the time already includes what the groups do to each other.
     collectives::Schedule all;
-    lower(all, groups, collectives::Symmetry::kPeriod);
+    lower(all, groups);
     collectives::ScheduleResult every = run(all);
     const SimTime time = every.finish_ps.empty() ? 0 : every.finish_ps[0];
     const std::uint8_t how = how_run(all);
@@ -409,7 +409,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   // that period stands for its whole.
   const std::vector<collectives::Group> first(groups.begin(), groups.begin() + 1);
   collectives::Schedule one;
-  lower(one, first, collectives::Symmetry::kPeriod);
+  lower(one, first);
   collectives::ScheduleResult own = run(one);
   const SimTime own_time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
   const Loads own_loads = loads_of(one, std::move(own));
@@ -420,13 +420,13 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   // slices), else the first group's transfers replayed on every group's chips.
   collectives::Schedule all;
   if (!one.link_images().empty() && period_together) {
-    lower(all, groups, collectives::Symmetry::kPeriod);
+    lower(all, groups);
     if (!all.link_images().empty()) return profile_of(route_loads(all), own_time, own_bandwidth);
   }
   if (same_shape(groups)) {
     if (const auto mapped = mapped_loads(one, groups)) return profile_of(*mapped, own_time, own_bandwidth);
   }
-  if (all.size() == 0) lower(all, groups, collectives::Symmetry::kPeriod);
+  if (all.size() == 0) lower(all, groups);
   return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
@@ -439,8 +439,7 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
   if (axis == CommAxis::kPp && peer >= 0) {
     // A pipeline message: every chip of stage `stage` sends to its counterpart in `peer`.
     const auto& groups = groups_of(axis_index_[2]);
-    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
-                                   collectives::Symmetry) {
+    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
       for (const auto& mg : some) {
         schedule.add(mg.chips[static_cast<std::size_t>(stage)], mg.chips[static_cast<std::size_t>(peer)], size, {});
       }
@@ -453,9 +452,8 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
     std::vector<collectives::Group> pairs;
     for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, stage, peer));
     const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
-    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some,
-                                  collectives::Symmetry symmetry) {
-      collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
+    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+      collectives::lower_collective(topo_, spec, some, 0, schedule);
     });
     r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
     return r;
@@ -464,8 +462,8 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
   const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
   Result r = measure(
       groups,
-      [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some, collectives::Symmetry symmetry) {
-        collectives::lower_collective(topo_, spec, some, 0, schedule, symmetry);
+      [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+        collectives::lower_collective(topo_, spec, some, 0, schedule);
       },
       collectives::period_spans_groups(topo_, spec, groups.front()));
   r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;

@@ -128,10 +128,11 @@ class NetworkCommModel final : public CommModel {
     ++it->second.uses;
     return it->second.profile;
   }
-  /// Profile of `groups` running a communication that `lower(schedule, some_groups, symmetry)`
-  /// lowers: all of them simulated together (contention), or one group simulated and every
-  /// group's load charged along its routes (analytical). `period_together`: several groups
-  /// lowered together may be one symmetric period (collectives::period_spans_groups).
+  /// Profile of `groups` running a communication that `lower(schedule, some_groups)` lowers
+  /// (as a symmetric period where it has one, collectives::Symmetry): all of them simulated
+  /// together (contention), or one group simulated and every group's load charged along its
+  /// routes (analytical). `period_together`: several groups lowered together may be one
+  /// symmetric period (collectives::period_spans_groups).
   template <typename Lower>
   Result measure(const std::vector<collectives::Group>& groups, Lower&& lower, bool period_together = false);
   /// The key of a collective as the step asks for it; nothing when it moves nothing (no

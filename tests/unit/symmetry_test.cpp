@@ -87,13 +87,16 @@ bool period_matches_whole(const topology::Topology& topo, const CollectiveSpec& 
   return period.size() < whole.size();
 }
 
+/// A machine, the axes its groups span, and whether the first group alone is lowered as a
+/// period smaller than its whole.
+struct Case {
+  topology::Topology topo;
+  std::vector<int> axes;
+  bool symmetric;
+};
+
 TEST(Symmetry, ATorusCollectiveOnOneLinePerAxisIsTheWholeCollective) {
   // (A group of one line runs as a ring of two, as a ring does.)
-  struct Case {
-    topology::Topology topo;
-    std::vector<int> axes;
-    bool symmetric;
-  };
   const std::vector<Case> cases{
       {grid({4, 4, 4}, {true, true, true}), {0, 1, 2}, true},
       {grid({8, 4}, {true, true}), {0, 1}, true},
@@ -128,11 +131,6 @@ TEST(Symmetry, ATorusCollectiveOnOneLinePerAxisIsTheWholeCollective) {
 }
 
 TEST(Symmetry, ARingWhoseHopsAreAlikeRunsAsARingOfTwo) {
-  struct Case {
-    topology::Topology topo;
-    std::vector<int> axes;
-    bool symmetric;
-  };
   const std::vector<Case> cases{
       {grid({8}, {true}), {0}, true},
       {grid({7}, {true}), {0}, true},                 // an odd ring: its last hop stands in for 0 -> 1
