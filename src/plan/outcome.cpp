@@ -45,6 +45,7 @@ std::vector<char> Outcome::serialize() const {
   ByteWriter w;
   for (double v : {step_s, tokens_per_s, mfu, hfu, memory_bytes, capacity_bytes}) w.f64(v);
   for (double v : seconds) w.f64(v);
+
   return w.take();
 }
 
@@ -75,6 +76,16 @@ Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, net
   const auto& stage = report.execution.stages[output::pacing_stage(report)];
   for (std::size_t c = 0; c < runtime::kCategories; ++c) o.seconds[c] = to_seconds(stage.time_ps[c]);
   return o;
+}
+
+double program_bound_s(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo) {
+  runtime::Scenario s = apply(base, layout);
+  s.network.fidelity = network::Fidelity::kAnalytical;
+  collectives::SequentialExecutor here;
+  // A cutoff of 0: bounded, never executed (any step with a task takes longer).
+  const runtime::StepReport report =
+      runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo, runtime::Budget::kIgnore, 0);
+  return to_seconds(report.program_bound_ps);
 }
 
 }  // namespace podsim::plan

@@ -35,4 +35,9 @@ struct Outcome {
 Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity,
                         runtime::CommMemo& memo);
 
+/// The least step of `layout` on the analytical network from its stage programs, built but
+/// not executed (runtime::program_bound_ps): its communication is measured into `memo`, where
+/// its simulation finds it.
+double program_bound_s(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo);
+
 }  // namespace podsim::plan

@@ -257,11 +257,13 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
       if (f & (1u << k)) family_best[k] = std::min(family_best[k], step);
     }
   };
-  // The layouts not simulated yet, by (bound, index); a bound is refined (Refiner) when the
+  // The layouts not simulated yet, by (bound, index); a bound is refined (Refiner, then the
+  // programs' bound: program_bound_s) when the
   // layout comes first, and the layout goes back in line with it. Those passed over wait in
   // `parked` for the tie's bar, which may be higher.
   std::set<std::pair<double, std::uint64_t>> queue, parked;
-  std::vector<char> refined(n, 0);
+  std::vector<char> refined(n, 0);      // 0: enumeration's bound, 1: Refiner's, 2: the programs'
+  std::vector<char> by_programs(n, 0);  // its bound is its programs'
   for (std::uint64_t i : pool) queue.emplace(result.candidates[i].lower_bound_s, i);
   // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
   // after each batch).
@@ -275,9 +277,19 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
         Candidate& c = result.candidates[i];
         if (!options.exhaustive && bound > limit(c)) {
           parked.emplace(bound, i);
-        } else if (!refined[i]) {
+        } else if (refined[i] == 0) {
           refined[i] = 1;
           c.lower_bound_s = std::max(c.lower_bound_s, refiner.bound_s(c.layout));
+          queue.emplace(c.lower_bound_s, i);
+        } else if (refined[i] == 1 && !options.exhaustive) {
+          // Its programs built and its communication measured (kept in `memo` for its
+          // simulation): what its streams and links take at the least.
+          refined[i] = 2;
+          const double programs = program_bound_s(base, c.layout, memo);
+          if (programs > c.lower_bound_s) {
+            c.lower_bound_s = programs;
+            by_programs[i] = 1;
+          }
           queue.emplace(c.lower_bound_s, i);
         } else {
           batch.push_back(i);
@@ -338,7 +350,9 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     if (result.analytical[i]) continue;
     c.verdict = Verdict::kPruned;
     c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) +
-               " s (its compute, bubble and the collectives its compute waits for, each alone), more than " +
+               (by_programs[i] ? " s (its stage programs: each stream's tasks one after another, each link's "
+                                 "traffic at its rate), more than "
+                               : " s (its compute, bubble and the collectives its compute waits for, each alone), more than ") +
                units::format_fixed(std::max(bar(c), tie), 3) + " s, the slowest step the plan ranks exactly";
   }
   return result;

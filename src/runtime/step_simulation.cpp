@@ -1,6 +1,7 @@
 #include "runtime/step_simulation.hpp"
 
 #include "parallelism/program_builder.hpp"
+#include "runtime/program_bound.hpp"
 
 namespace podsim::runtime {
 
@@ -32,7 +33,7 @@ StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo)
 }
 
 StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording,
-                         CommMemo* memo, Budget budget) {
+                         CommMemo* memo, Budget budget, SimTime prune_above) {
   const auto& eff = s.chip.efficiency;
   const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
   const topology::Topology topo(links);
@@ -52,6 +53,16 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   comm.prefetch(plan);  // contention-aware: every distinct communication, spread over MPI processes
 
   StepReport r;
+  r.mesh = mesh.describe();
+  r.chips = topo.chips();
+  r.microbatches = plan.microbatches;
+  if (prune_above >= 0) {
+    r.program_bound_ps = program_bound_ps(plan, comm);
+    if (r.program_bound_ps > prune_above) {
+      r.pruned = true;
+      return r;
+    }
+  }
   // The host in steady state: each step starts with what the previous one left in the
   // buffer. A host that needs longer per step than the chips (microbatches × period ≥ the
   // step from a full buffer) runs without pause, so steady state starts from an empty
@@ -71,9 +82,6 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   }
   r.memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
   r.links = comm.link_loads();
-  r.mesh = mesh.describe();
-  r.chips = topo.chips();
-  r.microbatches = plan.microbatches;
   r.simulated_collectives = comm.simulated();
   r.contention = comm.contention_counts();
   r.step_s = to_seconds(r.execution.step_ps);

@@ -31,6 +31,11 @@ struct StepReport {
   std::size_t simulated_collectives = 0;
   /// Contention-aware network: how its communications were simulated.
   NetworkCommModel::ContentionCounts contention;
+  /// With a cutoff (simulate_step's `prune_above`): the step's bound from its programs
+  /// (program_bound_ps). Above the cutoff, nothing was executed: step_s is 0, and only the
+  /// mesh, chips and microbatches are filled in.
+  SimTime program_bound_ps = 0;
+  bool pruned = false;
 
   /// Share of executed matmul work lost to padding dims up to the tile (0..1).
   double padding_waste() const;
@@ -50,9 +55,11 @@ StepReport simulate_step(const Scenario& scenario, Recording recording = Recordi
 /// (the report is the same either way).
 /// Before lowering any collective it estimates their cost (step_work.hpp) and, unless
 /// `budget` is kIgnore, throws BeyondWorkBudget for a step beyond the budget.
+/// With `prune_above` ≥ 0, the programs' bound (program_bound_ps) is taken first, and a step
+/// bound to last longer is not executed (report.pruned: the planner's search).
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
                          Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr,
-                         Budget budget = Budget::kEnforce);
+                         Budget budget = Budget::kEnforce, SimTime prune_above = -1);
 /// simulate_step in this process, sharing measurements through `memo`.
 StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo);
 
