@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "output/step_tables.hpp"
+#include "parallelism/program_builder.hpp"
 #include "runtime/step_simulation.hpp"
 #include "util/byte_buffer.hpp"
 
@@ -58,13 +59,13 @@ Outcome Outcome::deserialize(const std::vector<char>& bytes) {
 }
 
 Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity,
-                        runtime::CommMemo& memo) {
+                        runtime::CommMemo& memo, const parallelism::StepPlan* built) {
   runtime::Scenario s = apply(base, layout);
   s.network.fidelity = fidelity;
   // The plan weighed every layout's cost before simulating any (plan_run.hpp).
   collectives::SequentialExecutor here;
   const runtime::StepReport report =
-      runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo, runtime::Budget::kIgnore);
+      runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo, runtime::Budget::kIgnore, -1, built);
   Outcome o;
   o.step_s = report.step_s;
   o.tokens_per_s = report.tokens_per_s;
@@ -78,14 +79,18 @@ Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, net
   return o;
 }
 
-double program_bound_s(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo) {
+BuiltLayout bound_layout(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo) {
   runtime::Scenario s = apply(base, layout);
   s.network.fidelity = network::Fidelity::kAnalytical;
+  BuiltLayout out;
+  out.programs = std::make_shared<const parallelism::StepPlan>(
+      parallelism::build_step(s.model, s.chip, s.parallel, s.training));
   collectives::SequentialExecutor here;
   // A cutoff of 0: bounded, never executed (any step with a task takes longer).
-  const runtime::StepReport report =
-      runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo, runtime::Budget::kIgnore, 0);
-  return to_seconds(report.program_bound_ps);
+  const runtime::StepReport report = runtime::simulate_step(s, here, runtime::Recording::kTotals, &memo,
+                                                            runtime::Budget::kIgnore, 0, out.programs.get());
+  out.bound_s = to_seconds(report.program_bound_ps);
+  return out;
 }
 
 }  // namespace podsim::plan

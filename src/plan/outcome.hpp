@@ -1,10 +1,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "network/network_spec.hpp"
+#include "parallelism/step_program.hpp"
 #include "plan/layout_space.hpp"
 #include "runtime/comm_memo.hpp"
 #include "runtime/time_category.hpp"
@@ -31,13 +33,18 @@ struct Outcome {
   static Outcome deserialize(const std::vector<char>& bytes);
 };
 
-/// Simulates one step of `base` with `layout` on the network of the given fidelity.
+/// Simulates one step of `base` with `layout` on the network of the given fidelity (with
+/// `built`, the layout's programs as bound_layout built them).
 Outcome simulate_layout(const runtime::Scenario& base, const Layout& layout, network::Fidelity fidelity,
-                        runtime::CommMemo& memo);
+                        runtime::CommMemo& memo, const parallelism::StepPlan* built = nullptr);
 
-/// The least step of `layout` on the analytical network from its stage programs, built but
-/// not executed (runtime::program_bound_ps): its communication is measured into `memo`, where
-/// its simulation finds it.
-double program_bound_s(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo);
+/// A layout's stage programs, built but not executed, and the least step they can take on the
+/// analytical network (runtime::program_bound_ps). Their communication is measured into
+/// `memo`, where the layout's simulation finds it.
+struct BuiltLayout {
+  std::shared_ptr<const parallelism::StepPlan> programs;
+  double bound_s = 0;
+};
+BuiltLayout bound_layout(const runtime::Scenario& base, const Layout& layout, runtime::CommMemo& memo);
 
 }  // namespace podsim::plan

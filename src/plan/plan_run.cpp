@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 
@@ -151,6 +153,10 @@ unsigned families_of(const Layout& l) {
 /// on the number of processes; small, so that the bar falls soon.
 constexpr std::size_t kBatch = 8;
 
+/// Layouts whose programs the search keeps after bounding them: a layout bounded goes back in
+/// line and is simulated soon after, if at all; more would only hold memory.
+constexpr std::size_t kBuiltKept = kBatch;
+
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
 }  // namespace
@@ -214,11 +220,19 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), pool.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
+  // Programs bound_layout built, kept for the layout's simulation (the last kBuiltKept).
+  std::map<std::uint64_t, std::shared_ptr<const parallelism::StepPlan>> built;
+  std::deque<std::uint64_t> built_order;
   auto phase = [&](const partition::Communicator& among, const std::vector<std::uint64_t>& items,
                    network::Fidelity fidelity, std::vector<std::optional<Outcome>>& into) {
     partition::distribute(
         among, items,
-        [&](std::uint64_t i) { return simulate_layout(base, result.candidates[i].layout, fidelity, memo).serialize(); },
+        [&](std::uint64_t i) {
+          const auto programs = built.find(i);
+          return simulate_layout(base, result.candidates[i].layout, fidelity, memo,
+                                 programs == built.end() ? nullptr : programs->second.get())
+              .serialize();
+        },
         [&](std::uint64_t i, const std::vector<char>& bytes) {
           into[i] = Outcome::deserialize(bytes);
           progress.update(++done, false);
@@ -285,12 +299,22 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
           // Its programs built and its communication measured (kept in `memo` for its
           // simulation): what its streams and links take at the least.
           refined[i] = 2;
-          const double programs = program_bound_s(base, c.layout, memo);
-          if (programs > c.lower_bound_s) {
-            c.lower_bound_s = programs;
+          BuiltLayout b = bound_layout(base, c.layout, memo);
+          if (b.bound_s > c.lower_bound_s) {
+            c.lower_bound_s = b.bound_s;
             by_programs[i] = 1;
           }
           queue.emplace(c.lower_bound_s, i);
+          // Kept for its simulation, which usually follows soon if it is within its bar: the
+          // last few built.
+          if (options.exhaustive || c.lower_bound_s <= limit(c)) {
+            built.emplace(i, std::move(b.programs));
+            built_order.push_back(i);
+            if (built_order.size() > kBuiltKept) {
+              built.erase(built_order.front());
+              built_order.pop_front();
+            }
+          }
         } else {
           batch.push_back(i);
         }

@@ -1,5 +1,7 @@
 #include "runtime/step_simulation.hpp"
 
+#include <optional>
+
 #include "parallelism/program_builder.hpp"
 #include "runtime/program_bound.hpp"
 
@@ -33,14 +35,16 @@ StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo)
 }
 
 StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording,
-                         CommMemo* memo, Budget budget, SimTime prune_above) {
+                         CommMemo* memo, Budget budget, SimTime prune_above, const parallelism::StepPlan* built) {
   const auto& eff = s.chip.efficiency;
   const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
   const topology::Topology topo(links);
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
-  const parallelism::StepPlan plan = parallelism::build_step(s.model, s.chip, s.parallel, s.training);
+  std::optional<parallelism::StepPlan> own;
+  const parallelism::StepPlan& plan =
+      built != nullptr ? *built : own.emplace(parallelism::build_step(s.model, s.chip, s.parallel, s.training));
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (budget == Budget::kEnforce) {
     const CommWork work = estimate_comm_work(

@@ -56,10 +56,13 @@ StepReport simulate_step(const Scenario& scenario, Recording recording = Recordi
 /// Before lowering any collective it estimates their cost (step_work.hpp) and, unless
 /// `budget` is kIgnore, throws BeyondWorkBudget for a step beyond the budget.
 /// With `prune_above` ≥ 0, the programs' bound (program_bound_ps) is taken first, and a step
-/// bound to last longer is not executed (report.pruned: the planner's search).
+/// bound to last longer is not executed (report.pruned: the planner's search). `built`: the
+/// programs parallelism::build_step makes for `scenario`, built already (the planner builds
+/// them once for a layout's bound and its simulation).
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
                          Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr,
-                         Budget budget = Budget::kEnforce, SimTime prune_above = -1);
+                         Budget budget = Budget::kEnforce, SimTime prune_above = -1,
+                         const parallelism::StepPlan* built = nullptr);
 /// simulate_step in this process, sharing measurements through `memo`.
 StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo);
 
