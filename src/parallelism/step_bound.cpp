@@ -11,9 +11,9 @@ namespace podsim::parallelism {
 namespace {
 
 /// The least time the compute stream spends on `segments` (as StageBuilder::run lays them out)
-/// with tensor-parallel collectives of times `t` (all zero: compute only) among k = tp ranks.
-SimTime stream_ps(const std::vector<Segment>& segments, int k, const std::array<SimTime, 3>& t) {
-  const auto alone = [&](CommOp op) { return t[static_cast<std::size_t>(op)]; };
+/// with tensor-parallel collectives among k = tp ranks, each taking `alone(op)`.
+template <typename Alone>
+SimTime stream_ps(const std::vector<Segment>& segments, int k, Alone&& alone) {
   SimTime sum = 0;
   for (std::size_t i = 0; i < segments.size(); ++i) {
     const Segment& s = segments[i];
@@ -38,6 +38,21 @@ SimTime stream_ps(const std::vector<Segment>& segments, int k, const std::array<
 
 }  // namespace
 
+std::array<bool, 3> tp_ops_read(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip,
+                                const ParallelSpec& parallel, const TrainingSpec& training) {
+  const LayerTimes t = layer_times(model, hardware::with_flash_kernel(given_chip, training.flash_kernel), parallel, training);
+  std::array<bool, 3> read{};
+  const auto note = [&](CommOp op) {
+    read[static_cast<std::size_t>(op)] = true;
+    return SimTime{0};
+  };
+  for (const auto* segments : {&t.layer_forward, &t.layer_recompute, &t.layer_backward, &t.embedding_forward,
+                               &t.embedding_backward, &t.head_forward, &t.head_backward}) {
+    stream_ps(*segments, parallel.tp, note);
+  }
+  return read;
+}
+
 SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip,
                             const ParallelSpec& parallel, const TrainingSpec& training, const TpTimes* tp) {
   const hardware::ChipSpec chip = hardware::with_flash_kernel(given_chip, training.flash_kernel);
@@ -51,7 +66,8 @@ SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::Ch
   for (int vs = 0; vs < total; ++vs) {
     const auto v = static_cast<std::size_t>(vs);
     const std::array<SimTime, 3> times = tp ? (*tp)[static_cast<std::size_t>(vs % parallel.pp)] : std::array<SimTime, 3>{};
-    const auto on_stream = [&](const std::vector<Segment>& segments) { return stream_ps(segments, k, times); };
+    const auto alone = [&](CommOp op) { return times[static_cast<std::size_t>(op)]; };
+    const auto on_stream = [&](const std::vector<Segment>& segments) { return stream_ps(segments, k, alone); };
     forward[v] = layers[v] * on_stream(t.layer_forward);
     backward[v] = layers[v] * (on_stream(t.layer_recompute) + on_stream(t.layer_backward));
     if (vs == 0) {

@@ -32,6 +32,10 @@ namespace podsim::parallelism {
 using TpTimes = std::vector<std::array<SimTime, 3>>;
 SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                             const ParallelSpec& parallel, const TrainingSpec& training, const TpTimes* tp = nullptr);
+/// The operations of TpTimes that step_lower_bound_ps reads for this layout (those its
+/// compute stream waits for); the others may be left 0.
+std::array<bool, 3> tp_ops_read(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
+                                const ParallelSpec& parallel, const TrainingSpec& training);
 
 /// Per pipeline stage, the time alone of ZeRO-3's all-gather of one layer's parameters and of
 /// the reduce-scatter of its gradients (both on the data-parallel axis).

@@ -11,7 +11,8 @@ namespace podsim::runtime {
 /// (CommProfile::alone_ps) of one tensor-parallel collective of `s`'s buffer, per pipeline
 /// stage and operation, measured on the analytical network exactly as a simulation of `s`
 /// measures it (and kept in `memo`, which that simulation then reuses). `topo` is `s`'s
-/// topology with the chip's link efficiencies applied. Empty without tensor parallelism.
+/// topology with the chip's link efficiencies applied. Empty without tensor parallelism; an
+/// operation the bound does not read (parallelism::tp_ops_read) is 0, not measured.
 parallelism::TpTimes tp_alone_times(const Scenario& s, const topology::Topology& topo, CommMemo& memo);
 
 /// The same for ZeRO-3's per-layer data-parallel collectives (parallelism::Zero3Times), per
