@@ -37,7 +37,7 @@ parallelism::TpTimes tp_alone_times(const Scenario& s, const topology::Topology&
       for (CommOp op : {CommOp::kAllReduce, CommOp::kAllGather, CommOp::kReduceScatter}) {
         if (!read[static_cast<std::size_t>(op)]) continue;  // left 0: the bound does not wait for it
         out[static_cast<std::size_t>(stage)][static_cast<std::size_t>(op)] =
-            comm.collective(parallelism::CommAxis::kTp, op, bytes, stage, -1).alone_ps();
+            comm.alone_ps(parallelism::CommAxis::kTp, op, bytes, stage);
       }
     }
   });
@@ -59,8 +59,8 @@ std::vector<parallelism::Zero3Times> zero3_alone_times(const Scenario& s, const 
   with_analytical_model(s, topo, memo, [&](NetworkCommModel& comm) {
     for (int stage = 0; stage < p.pp; ++stage) {
       auto& t = out[static_cast<std::size_t>(stage)];
-      t.gather_ps = comm.collective(parallelism::CommAxis::kDp, CommOp::kAllGather, gather, stage, -1).alone_ps();
-      t.reduce_ps = comm.collective(parallelism::CommAxis::kDp, CommOp::kReduceScatter, reduce, stage, -1).alone_ps();
+      t.gather_ps = comm.alone_ps(parallelism::CommAxis::kDp, CommOp::kAllGather, gather, stage);
+      t.reduce_ps = comm.alone_ps(parallelism::CommAxis::kDp, CommOp::kReduceScatter, reduce, stage);
     }
   });
   return out;

@@ -470,6 +470,32 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
   return r;
 }
 
+bool NetworkCommModel::images_of_stage_zero(CommAxis axis, const collectives::CollectiveSpec& spec, int stage) {
+  const int logical = axis_index_[slot(axis)];
+  std::vector<collectives::Group> both = axis_groups(logical, 0);
+  const std::vector<collectives::Group> mine = axis_groups(logical, stage);
+  if (both.empty() || mine.empty()) return false;
+  // A hierarchical collective's loads come from its groups lowered together (measure()).
+  if (collectives::period_spans_groups(topo_, spec, both.front())) return false;
+  both.insert(both.end(), mine.begin(), mine.end());
+  if (!same_shape(both)) return false;
+  collectives::Schedule one;
+  collectives::lower_collective(topo_, spec, {both.front()}, 0, one);
+  const auto pairs = position_pairs(one, both.front());
+  return pairs && disjoint_images(*pairs, both);
+}
+
+SimTime NetworkCommModel::alone_ps(CommAxis axis, CommOp op, double bytes, int stage) {
+  const auto key = key_of(axis, op, bytes, stage, -1);
+  if (net_.fidelity == network::Fidelity::kAnalytical && key && stage > 0 && axis != CommAxis::kPp &&
+      axis != CommAxis::kOther && cache_.find(*key) == cache_.end() &&
+      (memo_ == nullptr || memo_->find(memo_context_, *key) == nullptr)) {
+    const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, std::get<2>(*key)};
+    if (images_of_stage_zero(axis, spec, stage)) return collective(axis, op, bytes, 0, -1).alone_ps();
+  }
+  return collective(axis, op, bytes, stage, -1).alone_ps();
+}
+
 bool NetworkCommModel::timed_by_one_group(CommAxis axis, CommOp op, double bytes, int stage, double budget) {
   if (net_.fidelity == network::Fidelity::kAnalytical || group_size(axis) < 2) return false;
   if (axis == CommAxis::kPp || axis == CommAxis::kOther) return false;

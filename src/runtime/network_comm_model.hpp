@@ -60,6 +60,12 @@ class NetworkCommModel final : public CommModel {
   /// group's lowering when that is within `budget` transfers (collectives::estimate_cost).
   bool timed_by_one_group(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
                           double budget);
+  /// collective(axis, op, bytes, stage, -1).alone_ps(). On the analytical network a stage
+  /// whose groups, with stage 0's, are all images of stage 0's first group on links of their
+  /// own (same_shape, disjoint_images: a pipeline's stages on a torus) takes stage 0's,
+  /// measured once: each group's time and load are then the first's (the planner's bounds ask
+  /// this of every stage).
+  SimTime alone_ps(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage);
   int group_size(parallelism::CommAxis axis) const override;
   std::size_t resources() const override { return class_count_; }
   std::string resource_label(std::size_t r) const override { return class_label_[r]; }
@@ -173,6 +179,9 @@ class NetworkCommModel final : public CommModel {
   /// once per step: many communications use the same neighbours.
   const std::vector<topology::LinkId>& route(std::uint64_t pair) const;
   std::vector<collectives::Group> axis_groups(int logical_axis, int stage);
+  /// Whether every group of `stage` and of stage 0 on `axis` is an image of stage 0's first
+  /// group on links of its own, for collective `spec` (alone_ps).
+  bool images_of_stage_zero(parallelism::CommAxis axis, const collectives::CollectiveSpec& spec, int stage);
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
   const std::vector<collectives::Group>& groups_of(int logical_axis);
 
