@@ -34,7 +34,7 @@ double layer_recompute_bytes(const workload::ModelSpec& m, const workload::Slici
 
 std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const hardware::ChipSpec& chip,
                                           const parallelism::ParallelSpec& p,
-                                          const parallelism::TrainingSpec& t) {
+                                          const parallelism::TrainingSpec& t, parallelism::PipelineOrders* orders) {
   using hardware::dtype_bytes;
   const auto& prec = t.precision;
   const workload::Slicing slicing = parallelism::slicing_of(p, t);
@@ -69,7 +69,10 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     if (working_copy) master = dtype_bytes(prec.params);  // the stored weights are the sharded master
     mem.optimizer = optimizer_params * (2 * dtype_bytes(prec.optimizer) + master);
 
-    const auto order = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage);
+    std::vector<parallelism::PipelineAction> own;
+    const std::vector<parallelism::PipelineAction>& order =
+        orders != nullptr ? orders->of(p.schedule, p.pp, p.virtual_stages, m_micro, stage)
+                          : (own = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage));
     std::vector<double> kept(static_cast<std::size_t>(p.virtual_stages)), host(kept.size());
     int layers = 0;
     for (int chunk = 0; chunk < p.virtual_stages; ++chunk) {

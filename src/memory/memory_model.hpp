@@ -26,6 +26,7 @@
 
 #include "hardware/chip_spec.hpp"
 #include "parallelism/parallel_spec.hpp"
+#include "parallelism/pipeline_schedule.hpp"
 #include "workload/layer_ops.hpp"
 #include "workload/model_spec.hpp"
 
@@ -62,10 +63,12 @@ double layer_host_bytes(const workload::ModelSpec& model, const workload::Slicin
 double layer_recompute_bytes(const workload::ModelSpec& model, const workload::Slicing& slicing,
                              parallelism::Recompute recompute);
 
-/// Memory of one chip of every pipeline stage.
+/// Memory of one chip of every pipeline stage (with `orders`, the stages' pipeline orders
+/// taken from there: the planner's many layouts share a few).
 std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                                           const parallelism::ParallelSpec& parallel,
-                                          const parallelism::TrainingSpec& training);
+                                          const parallelism::TrainingSpec& training,
+                                          parallelism::PipelineOrders* orders = nullptr);
 
 /// Why a layout does not fit: the stage whose chips need the most, against their capacity
 /// ("a chip of pipeline stage 0 needs 65.8 GiB of 32.0 GiB"); nothing when every stage fits.

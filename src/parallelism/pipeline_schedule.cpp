@@ -60,6 +60,13 @@ int peak_in_flight(const std::vector<PipelineAction>& order) {
   return peak;
 }
 
+const std::vector<PipelineAction>& PipelineOrders::of(PipelineSchedule schedule, int pp, int virtual_stages,
+                                                     int microbatches, int stage) {
+  auto [it, fresh] = kept_.try_emplace({schedule, pp, virtual_stages, microbatches, stage});
+  if (fresh) it->second = stage_schedule(schedule, pp, virtual_stages, microbatches, stage);
+  return it->second;
+}
+
 double peak_live(const std::vector<PipelineAction>& order, const std::vector<double>& weight) {
   double live = 0;
   double peak = 0;

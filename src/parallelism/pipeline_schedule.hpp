@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "parallelism/parallel_spec.hpp"
@@ -24,6 +26,17 @@ struct PipelineAction {
 /// Nothing here says when an action runs: that comes out of the simulation.
 std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int virtual_stages,
                                            int microbatches, int stage);
+
+/// stage_schedule's orders, each built once: the planner's memory checks ask for the same few
+/// pipelines for thousands of layouts.
+class PipelineOrders {
+ public:
+  const std::vector<PipelineAction>& of(PipelineSchedule schedule, int pp, int virtual_stages, int microbatches,
+                                        int stage);
+
+ private:
+  std::map<std::tuple<PipelineSchedule, int, int, int, int>, std::vector<PipelineAction>> kept_;
+};
 
 /// Most microbatch-chunks whose forward has run and backward has not, at any point of the
 /// stage's order: how many sets of activations the stage keeps at once.

@@ -282,6 +282,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
   const std::uint32_t chips = topo.chips();
   std::vector<Candidate> out;
   const FixedKnobs& fixed = options.fixed;
+  parallelism::PipelineOrders orders;  // the few pipelines the layouts' memory checks share
   for (int tp : divisors(static_cast<int>(chips))) {
     if (fixed.tp && tp != *fixed.tp) continue;
     for (int pp : divisors(static_cast<int>(chips) / tp)) {
@@ -347,7 +348,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                   c.contention_within_budget = cost.contention_within_budget;
                   std::vector<memory::MemoryBreakdown> mem;
                   if (c.reason.empty()) {
-                    mem = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
+                    mem = memory::stage_memory(s.model, s.chip, s.parallel, s.training, &orders);
                     for (const auto& m : mem) c.memory_bytes = std::max(c.memory_bytes, m.total);
                   }
                   if (!c.reason.empty()) {
