@@ -1,6 +1,7 @@
 #include "parallelism/step_bound.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "parallelism/layer_times.hpp"
@@ -65,8 +66,14 @@ SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::Ch
   const int k = parallel.tp;
   for (int vs = 0; vs < total; ++vs) {
     const auto v = static_cast<std::size_t>(vs);
-    const std::array<SimTime, 3> times = tp ? (*tp)[static_cast<std::size_t>(vs % parallel.pp)] : std::array<SimTime, 3>{};
-    const auto alone = [&](CommOp op) { return times[static_cast<std::size_t>(op)]; };
+    const std::array<SimTime, 3> times =
+        tp ? tp->per_stage[static_cast<std::size_t>(vs % parallel.pp)] : std::array<SimTime, 3>{};
+    const auto alone = [&](CommOp op) {
+      if (tp && !tp->measured[static_cast<std::size_t>(op)]) {
+        throw std::logic_error("step_lower_bound_ps: a tensor-parallel operation its TpTimes did not measure");
+      }
+      return times[static_cast<std::size_t>(op)];
+    };
     const auto on_stream = [&](const std::vector<Segment>& segments) { return stream_ps(segments, k, alone); };
     forward[v] = layers[v] * on_stream(t.layer_forward);
     backward[v] = layers[v] * (on_stream(t.layer_recompute) + on_stream(t.layer_backward));

@@ -28,8 +28,13 @@ namespace podsim::parallelism {
 /// whole; under collective matmul, a pair of k slices and their collective T as the program
 /// runs them, max((k − 1)/k·M, T) + M/k.
 /// Per pipeline stage, per CommOp (all-reduce, all-gather, reduce-scatter): the time alone of
-/// one tensor-parallel collective of the step's buffer.
-using TpTimes = std::vector<std::array<SimTime, 3>>;
+/// one tensor-parallel collective of the step's buffer, for the operations `measured` marks
+/// (step_lower_bound_ps throws std::logic_error if it needs another).
+struct TpTimes {
+  std::vector<std::array<SimTime, 3>> per_stage;
+  std::array<bool, 3> measured{true, true, true};
+  bool empty() const { return per_stage.empty(); }
+};
 SimTime step_lower_bound_ps(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                             const ParallelSpec& parallel, const TrainingSpec& training, const TpTimes* tp = nullptr);
 /// The operations of TpTimes that step_lower_bound_ps reads for this layout (those its

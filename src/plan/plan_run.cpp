@@ -121,8 +121,11 @@ class Refiner {
     // The mesh, and the buffer of tensor-parallel collectives (the micro batch); ZeRO-3's
     // per-layer collectives do not depend on the micro batch.
     const MeshKey mesh{l.dp, l.tp, l.pp, zero_state_group(l), l.tp_axes};
-    auto [tp, fresh] = tp_.try_emplace({mesh, l.micro_batch});
-    if (fresh) tp->second = runtime::tp_alone_times(s, topo_, memo_);
+    // The operations its compute stream waits for depend on more than the mesh (sequence
+    // parallelism, the TP overlap, recompute): they are part of the key.
+    const std::array<bool, 3> ops = parallelism::tp_ops_read(s.model, s.chip, s.parallel, s.training);
+    auto [tp, fresh] = tp_.try_emplace({mesh, l.micro_batch, ops});
+    if (fresh) tp->second = runtime::tp_alone_times(s, topo_, memo_, ops);
     SimTime bound = parallelism::step_lower_bound_ps(s.model, s.chip, s.parallel, s.training,
                                                      tp->second.empty() ? nullptr : &tp->second);
     if (l.zero == 3) {
@@ -138,7 +141,7 @@ class Refiner {
   const runtime::Scenario& base_;
   const topology::Topology& topo_;
   runtime::CommMemo& memo_;
-  std::map<std::pair<MeshKey, int>, parallelism::TpTimes> tp_;
+  std::map<std::tuple<MeshKey, int, std::array<bool, 3>>, parallelism::TpTimes> tp_;
   std::map<MeshKey, std::vector<parallelism::Zero3Times>> zero3_;
 };
 

@@ -26,17 +26,17 @@ void with_analytical_model(const Scenario& s, const topology::Topology& topo, Co
 
 }  // namespace
 
-parallelism::TpTimes tp_alone_times(const Scenario& s, const topology::Topology& topo, CommMemo& memo) {
+parallelism::TpTimes tp_alone_times(const Scenario& s, const topology::Topology& topo, CommMemo& memo,
+                                    const std::array<bool, 3>& ops) {
   if (s.parallel.tp < 2) return {};
-  parallelism::TpTimes out(static_cast<std::size_t>(s.parallel.pp));
+  parallelism::TpTimes out{std::vector<std::array<SimTime, 3>>(static_cast<std::size_t>(s.parallel.pp)), ops};
   const double bytes = parallelism::tp_buffer_bytes(s.model, s.training);
-  const std::array<bool, 3> read = parallelism::tp_ops_read(s.model, s.chip, s.parallel, s.training);
   using parallelism::CommOp;
   with_analytical_model(s, topo, memo, [&](NetworkCommModel& comm) {
     for (int stage = 0; stage < s.parallel.pp; ++stage) {
       for (CommOp op : {CommOp::kAllReduce, CommOp::kAllGather, CommOp::kReduceScatter}) {
-        if (!read[static_cast<std::size_t>(op)]) continue;  // left 0: the bound does not wait for it
-        out[static_cast<std::size_t>(stage)][static_cast<std::size_t>(op)] =
+        if (!ops[static_cast<std::size_t>(op)]) continue;  // left 0
+        out.per_stage[static_cast<std::size_t>(stage)][static_cast<std::size_t>(op)] =
             comm.alone_ps(parallelism::CommAxis::kTp, op, bytes, stage);
       }
     }
