@@ -176,6 +176,9 @@ int run(int argc, char** argv, const partition::Communicator& world) {
                        "instead of the table")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
       ->excludes("--json");
+  plan_cmd->add_option("--max-simulations", plan_opts.max_simulations,
+                       "Stop the search after N layouts simulated and rank the best so far (as Ctrl-C does)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   plan_cmd->add_flag("--quiet,-q", plan_opts.quiet, "No progress line on stderr");
   plan_cmd->add_flag("--exhaustive", plan_opts.exhaustive,
                      "Simulate every layout instead of searching (no pruning by lower bounds): slow, for checking");
@@ -315,7 +318,9 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   try {
     if (run_cmd->parsed()) run_scenario(run_opts, invocation);
     if (sweep_cmd->parsed()) run_sweep_command(sweep_opts, invocation);
-    if (plan_cmd->parsed()) run_plan_command(plan_opts, invocation);
+    if (plan_cmd->parsed()) {
+      if (const int code = run_plan_command(plan_opts, invocation); code != kExitOk) return code;
+    }
     if (whatif_cmd->parsed()) run_whatif_command(whatif_opts, invocation);
     if (topo_cmd->parsed()) run_topo(topo, invocation);
     if (validate_cmd->parsed()) run_validate(validate_opts, invocation);

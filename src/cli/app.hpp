@@ -8,6 +8,8 @@ namespace podsim::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
+/// Ctrl-C stopped the work, which answered with what it had (128 + SIGINT, as shells report it).
+inline constexpr int kExitInterrupted = 130;
 
 /// Parses the command line, runs the chosen command, and turns errors into messages on
 /// stderr and exit codes. The only place where exceptions stop. With several processes

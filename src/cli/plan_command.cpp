@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/app.hpp"
 #include "cli/named_file.hpp"
 #include "config/scenario_config.hpp"
 #include "output/hdf5_writer.hpp"
 #include "plan/plan_report.hpp"
 #include "plan/plan_run.hpp"
 #include "util/error.hpp"
+#include "util/interrupt.hpp"
 #include "util/units.hpp"
 
 namespace podsim::cli {
@@ -54,7 +56,7 @@ std::string emitted_scenario(const config::LoadedScenario& loaded, const plan::P
 
 }  // namespace
 
-void run_plan_command(const PlanOptions& options, const Invocation& invocation) {
+int run_plan_command(const PlanOptions& options, const Invocation& invocation) {
   const fs::path root = repository_root(options.root);
   config::ScenarioParts parts;
   parts.model = resolve_named_file("--model", options.model, root / "configs" / "models");
@@ -82,8 +84,14 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   const auto held = std::find_if(overrides.begin(), overrides.end(),
                                  [](const config::Override& o) { return o.path == "training.recompute"; });
   if (held != overrides.end()) run.space.fixed.recompute = loaded.scenario.training.recompute;
+  run.max_simulations = options.max_simulations;
+  // Ctrl-C stops the search where it is; the plan answers with the best so far. (Under mpiexec
+  // the launcher handles Ctrl-C itself and ends the job.)
+  const InterruptScope ctrl_c;
+  run.interrupted = [&ctrl_c] { return ctrl_c.requested(); };
   const plan::PlanResult result = plan::run_plan(loaded.scenario, run, *invocation.world);
-  if (!invocation.prints()) return;
+  const int code = result.stopped.rfind("interrupted", 0) == 0 ? kExitInterrupted : kExitOk;
+  if (!invocation.prints()) return code;
 
   const plan::PlanRequest request{loaded.scenario, loaded.scenario.topology.name, options.top};
   // Before anything is written: an --emit beyond the ranking is an error, not a half-done run.
@@ -97,9 +105,10 @@ void run_plan_command(const PlanOptions& options, const Invocation& invocation) 
   }
   if (options.emit > 0) {
     std::cout << emitted;
-    return;
+    return code;
   }
   std::cout << (options.json ? plan::plan_json(request, result) + "\n" : plan::plan_text(request, result));
+  return code;
 }
 
 }  // namespace podsim::cli

@@ -28,8 +28,13 @@ struct PlanOptions {
   std::string root;               ///< where names are looked up (default: the source tree)
   /// --emit N: print the N-th ranked layout as a scenario `podsim run` takes (0: the table).
   std::size_t emit = 0;
+  /// --max-simulations N: stop the search after N layouts simulated and answer with the best so
+  /// far (0: no limit).
+  std::size_t max_simulations = 0;
 };
 
-void run_plan_command(const PlanOptions& options, const Invocation& invocation);
+/// Returns the exit code: kExitOk, or kExitInterrupted when Ctrl-C stopped the search (the best
+/// layouts so far are printed, and written with -o, all the same).
+int run_plan_command(const PlanOptions& options, const Invocation& invocation);
 
 }  // namespace podsim::cli

@@ -249,6 +249,8 @@ const char* verdict_name(Verdict v) {
       return "dominated";
     case Verdict::kPruned:
       return "pruned";
+    case Verdict::kUnsearched:
+      return "not searched";
     default:
       return "simulate";
   }

@@ -69,9 +69,10 @@ enum class Verdict : std::uint8_t {
   kDoesNotFit,  ///< needs more HBM than a chip has
   kDominated,   ///< another layout that fits is at least as fast by construction
   kPruned,      ///< its lower bound is slower than every step the plan ranks exactly (run_plan)
+  kUnsearched,  ///< the search stopped early (interrupted, --max-simulations) before reaching it
 };
-inline constexpr std::size_t kVerdicts = 5;
-/// "simulate", "cannot run", "does not fit", "dominated", "pruned"
+inline constexpr std::size_t kVerdicts = 6;
+/// "simulate", "cannot run", "does not fit", "dominated", "pruned", "not searched"
 const char* verdict_name(Verdict v);
 
 struct Candidate {
@@ -93,7 +94,7 @@ struct Candidate {
   double analytical_comm_s = 0;
   double contention_comm_s = 0;
   bool contention_within_budget = true;
-  /// No network runs its step faster (parallelism::step_lower_bound_ps; kSimulate and kPruned).
+  /// No network runs its step faster (parallelism::step_lower_bound_ps; kSimulate, kPruned, kUnsearched).
   double lower_bound_s = 0;
 };
 

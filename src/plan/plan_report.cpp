@@ -222,15 +222,23 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                     " × " + b.chip.name + " (" + q.topology_name + ") · batch " + std::to_string(b.training.global_batch) +
                     " × " + std::to_string(b.training.seq_len) + " tokens\n";
   out += std::to_string(r.candidates.size()) + " layouts: " + std::to_string(c.by_verdict[0]) +
-         " simulated on the analytical network, the best " + std::to_string(contention_count(r)) +
+         " simulated on the analytical network, " +
+         (contention_count(r) > 0 ? "the best " + std::to_string(contention_count(r)) : std::string("none")) +
          " again on the contention-aware network; " + std::to_string(c.by_verdict[2]) + " do not fit in memory, " +
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
          " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
          (c.by_verdict[4] > 0 ? ", " + std::to_string(c.by_verdict[4]) +
                                     " pruned (a lower bound of their step is slower than every step ranked here)"
                               : std::string()) +
-         "\n\n";
-  if (r.ranking.empty()) {
+         (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
+  if (!r.stopped.empty()) {
+    out += "the search stopped early (" + r.stopped + "): the best so far, ranked on the analytical network only; "
+           "layouts it had not reached may be faster, so neither the ranking nor the tie below is complete\n";
+  }
+  out += "\n";
+  if (r.ranking.empty() && !r.stopped.empty()) {
+    out += "the search stopped before it simulated any layout: nothing to rank yet\n";
+  } else if (r.ranking.empty()) {
     out += "no layout can run on these chips: see the reasons below (and every row with -o plan.h5)\n";
   } else {
     output::TextTable t({"#", "contention s", "analytical s", "MFU %", "GiB/chip", "dp", "tp", "pp", "schedule", "mb",
@@ -296,7 +304,9 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.member("do_not_fit", c.by_verdict[2]);
   j.member("dominated", c.by_verdict[3]);
   j.member("pruned", c.by_verdict[4]);
+  if (c.by_verdict[5] > 0) j.member("not_searched", c.by_verdict[5]);
   j.end_object();
+  if (!r.stopped.empty()) j.member("stopped_early", r.stopped);
   j.key("ranked");
   j.begin_array();
   const topology::Topology topo(b.topology);
@@ -409,7 +419,8 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.reals("step_time_s").push_back(o ? o->step_s : nan);
     t.reals("analytical_step_time_s").push_back(ran ? r.analytical[k]->step_s : nan);
     t.reals("contention_step_time_s").push_back(r.contention[k] ? r.contention[k]->step_s : nan);
-    const bool bounded = c.verdict == Verdict::kSimulate || c.verdict == Verdict::kPruned;
+    const bool bounded =
+        c.verdict == Verdict::kSimulate || c.verdict == Verdict::kPruned || c.verdict == Verdict::kUnsearched;
     t.reals("lower_bound_s").push_back(bounded ? c.lower_bound_s : nan);
     t.reals("tokens_per_s").push_back(o ? o->tokens_per_s : nan);
     t.reals("mfu").push_back(o ? o->mfu : nan);

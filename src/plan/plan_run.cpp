@@ -284,11 +284,24 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   for (std::uint64_t i : pool) queue.emplace(result.candidates[i].lower_bound_s, i);
   // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
   // after each batch).
+  // Layouts simulated on the analytical network so far, against options.max_simulations.
+  std::size_t searched = 0;
   const auto search = [&](const std::function<double(const Candidate&)>& limit) {
     if (!options.exhaustive && !comm.root()) return;
     while (true) {
       std::vector<std::uint64_t> batch;
-      while (comm.root() && !queue.empty() && batch.size() < kBatch) {
+      // Process 0 decides to stop; an empty batch stops every process.
+      if (comm.root() && result.stopped.empty()) {
+        if (options.interrupted && options.interrupted()) {
+          result.stopped = "interrupted after " + std::to_string(searched) + " simulations";
+        } else if (options.max_simulations > 0 && searched >= options.max_simulations) {
+          result.stopped = "--max-simulations " + std::to_string(options.max_simulations);
+        }
+      }
+      const std::size_t room = !result.stopped.empty() ? 0
+                               : options.max_simulations > 0 ? std::min(kBatch, options.max_simulations - searched)
+                                                              : kBatch;
+      while (comm.root() && !queue.empty() && batch.size() < room) {
         const auto [bound, i] = *queue.begin();
         queue.erase(queue.begin());
         Candidate& c = result.candidates[i];
@@ -310,7 +323,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
           queue.emplace(c.lower_bound_s, i);
           // Kept for its simulation, which usually follows soon if it is within its bar: the
           // last few built.
-          if (options.exhaustive || c.lower_bound_s <= limit(c)) {
+          if (c.lower_bound_s <= limit(c)) {
             built.emplace(i, std::move(b.programs));
             built_order.push_back(i);
             if (built_order.size() > kBuiltKept) {
@@ -325,6 +338,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
       if (searchers.sum(batch.empty() ? 0 : 1) == 0) return;
       phase(searchers, batch, network::Fidelity::kAnalytical, result.analytical);
       if (!comm.root()) continue;
+      searched += batch.size();
       for (std::uint64_t i : batch) learn(i);
       // What is left to simulate at the bars as they stand (at most).
       std::uint64_t left = 0;
@@ -340,7 +354,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   }
   std::sort(order.begin(), order.end(), by_time(result.analytical));
   std::vector<std::uint64_t> again;
-  if (comm.root()) {
+  if (comm.root() && result.stopped.empty()) {
     for (std::size_t i : order) {
       if (again.size() == second) break;
       if (result.candidates[i].contention_within_budget) again.push_back(i);
@@ -354,12 +368,19 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
 
   // The tie: every layout whose bound is within the error band of the winner's step.
   double tie = 0;
-  if (comm.root() && !order.empty() && options.complete_tie) {
+  if (comm.root() && !order.empty() && options.complete_tie && result.stopped.empty()) {
     const std::size_t winner = top.empty() ? order.front() : top.front();
     tie = result.best_outcome(winner).step_s * (1 + output::prediction_band(base.chip).spread);
   }
-  queue.merge(parked);
-  search([&](const Candidate&) { return tie; });
+  // A stopped search leaves its queue as it was: those layouts were not reached.
+  std::vector<char> unreached(n, 0);
+  if (result.stopped.empty()) {
+    queue.merge(parked);
+    search([&](const Candidate&) { return tie; });
+  } else {
+    for (const auto& [bound, i] : queue) unreached[i] = 1;
+    result.exact_ranks = 0;
+  }
   progress.update(done, true);
   if (!comm.root()) return result;
 
@@ -375,12 +396,20 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   for (std::uint64_t i : pool) {
     Candidate& c = result.candidates[i];
     if (result.analytical[i]) continue;
+    if (unreached[i]) {
+      c.verdict = Verdict::kUnsearched;
+      c.reason = "not simulated: the search stopped (" + result.stopped + ") before it came to this layout (its step is " +
+                 "at least " + units::format_fixed(c.lower_bound_s, 3) + " s)";
+      continue;
+    }
     c.verdict = Verdict::kPruned;
     c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) +
                (by_programs[i] ? " s (its stage programs: each stream's tasks one after another, each link's "
                                  "traffic at its rate), more than "
                                : " s (its compute, bubble and the collectives its compute waits for, each alone), more than ") +
-               units::format_fixed(std::max(bar(c), tie), 3) + " s, the slowest step the plan ranks exactly";
+               units::format_fixed(std::max(bar(c), tie), 3) +
+               (result.stopped.empty() ? " s, the slowest step the plan ranks exactly"
+                                       : " s, the slowest step among the best the search had found when it stopped");
   }
   return result;
 }

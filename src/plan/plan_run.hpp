@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "partition/communicator.hpp"
@@ -25,6 +27,12 @@ struct PlanOptions {
   bool complete_tie = true;
   bool progress = true;  ///< a progress line on stderr (process 0)
   bool force = false;    ///< simulate even beyond kPlanSecondsBudget
+  /// Stop the search after this many layouts simulated on the analytical network (0: no
+  /// limit) and answer with the best so far (PlanResult::stopped).
+  std::size_t max_simulations = 0;
+  /// Asked (on process 0) before each batch: true stops the search there and the plan answers
+  /// with the best so far (Ctrl-C, util/interrupt.hpp). Empty: never.
+  std::function<bool()> interrupted;
 };
 
 /// Estimated seconds of simulation a plan may take on one core (split over the processes)
@@ -42,6 +50,11 @@ struct PlanResult {
   /// The ranking's first exact_ranks are the best of every layout (PlanOptions::exact_ranks;
   /// every one when exhaustive); beyond, it holds only the layouts the search simulated.
   std::size_t exact_ranks = 0;
+  /// Why the search stopped before it was complete ("interrupted after 12 simulations",
+  /// "--max-simulations 5"); empty when it ran to the end. A stopped search ranks what it
+  /// simulated on the analytical network, exactly nowhere (exact_ranks 0), runs no
+  /// contention-aware confirmation and no tie; the layouts it had not reached are kUnsearched.
+  std::string stopped;
 
   /// The outcome a candidate is ranked by (contention when it has one).
   const Outcome& best_outcome(std::size_t candidate) const;

@@ -403,6 +403,58 @@ void expect_search_matches_exhaustive(const runtime::Scenario& base) {
 
 TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnATpuSlice) { expect_search_matches_exhaustive(small_base()); }
 
+TEST(Plan, AStoppedSearchRanksTheBestSoFarAndSaysWhatItDidNotReach) {
+  const runtime::Scenario base = small_base();
+  const partition::Communicator alone(0, 1);
+  PlanOptions options;
+  options.contention_top = 3;
+  options.progress = false;
+  const PlanResult whole = run_plan(base, options, alone);
+  // --max-simulations 5: the first five of the search's order, then nothing more (no
+  // contention-aware confirmation, no tie).
+  options.max_simulations = 5;
+  const PlanResult five = run_plan(base, options, alone);
+  EXPECT_EQ(five.stopped, "--max-simulations 5");
+  EXPECT_EQ(five.ranking.size(), 5U);
+  EXPECT_EQ(five.exact_ranks, 0U);
+  std::size_t unsearched = 0;
+  for (std::size_t i = 0; i < five.candidates.size(); ++i) {
+    EXPECT_FALSE(five.contention[i].has_value());
+    const Candidate& c = five.candidates[i];
+    // What it did simulate, it simulated as the whole search did.
+    if (five.analytical[i]) {
+      ASSERT_TRUE(whole.analytical[i].has_value()) << describe(c.layout);
+      EXPECT_EQ(five.analytical[i]->step_s, whole.analytical[i]->step_s);
+    }
+    if (c.verdict != Verdict::kUnsearched) continue;
+    ++unsearched;
+    EXPECT_FALSE(five.analytical[i].has_value());
+    EXPECT_EQ(c.reason.rfind("not simulated: the search stopped (--max-simulations 5)", 0), 0U) << c.reason;
+  }
+  EXPECT_GT(unsearched, 0U);
+  const PlanRequest request{base, base.topology.name, 5};
+  const std::string text = plan_text(request, five);
+  EXPECT_NE(text.find("the search stopped early (--max-simulations 5)"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(unsearched) + " not searched"), std::string::npos) << text;
+  EXPECT_NE(plan_json(request, five).find("\"stopped_early\": \"--max-simulations 5\""), std::string::npos);
+  EXPECT_EQ(plan_json(request, whole).find("stopped_early"), std::string::npos);
+  EXPECT_EQ(plan_text(request, whole).find("not searched"), std::string::npos);
+
+  // Interrupted (Ctrl-C) before the second batch: the first batch's layouts are the answer.
+  int asked = 0;
+  options.max_simulations = 0;
+  options.interrupted = [&asked] { return ++asked > 1; };
+  const PlanResult stopped = run_plan(base, options, alone);
+  EXPECT_EQ(stopped.stopped, "interrupted after 8 simulations");
+  EXPECT_EQ(stopped.ranking.size(), 8U);
+  // Interrupted before anything ran: nothing ranked, and the text says why.
+  options.interrupted = [] { return true; };
+  const PlanResult none = run_plan(base, options, alone);
+  EXPECT_TRUE(none.ranking.empty());
+  EXPECT_NE(plan_text(request, none).find("the search stopped before it simulated any layout"), std::string::npos)
+      << plan_text(request, none);
+}
+
 TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
   // Megatron-LM on two DGX A100 nodes: tensor parallelism blocks the compute stream.
   expect_search_matches_exhaustive(composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2"}));
