@@ -96,6 +96,9 @@ struct Candidate {
   bool contention_within_budget = true;
   /// No network runs its step faster (parallelism::step_lower_bound_ps; kSimulate, kPruned, kUnsearched).
   double lower_bound_s = 0;
+  /// lower_bound_s is its built stage programs' (runtime::program_bound_ps: each stream's tasks
+  /// in turn, each link class's work), tighter than the one from its compute.
+  bool bound_by_programs = false;
 };
 
 /// The layouts the plan's verdict lines compare with the winner: pure data parallelism

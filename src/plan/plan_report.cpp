@@ -140,11 +140,15 @@ std::string zero_text(const Layout& l) {
 
 struct Counts {
   std::size_t by_verdict[kVerdicts] = {};
+  std::size_t pruned_by_programs = 0;  ///< of the pruned, those ruled out by their built programs' bound
 };
 
 Counts count(const PlanResult& r) {
   Counts c;
-  for (const auto& cand : r.candidates) ++c.by_verdict[static_cast<int>(cand.verdict)];
+  for (const auto& cand : r.candidates) {
+    ++c.by_verdict[static_cast<int>(cand.verdict)];
+    if (cand.verdict == Verdict::kPruned && cand.bound_by_programs) ++c.pruned_by_programs;
+  }
   return c;
 }
 
@@ -228,7 +232,14 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
          " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
          (c.by_verdict[4] > 0 ? ", " + std::to_string(c.by_verdict[4]) +
-                                    " pruned (a lower bound of their step is slower than every step ranked here)"
+                                    " pruned (a lower bound of their step is slower than every step ranked here" +
+                                    (c.pruned_by_programs > 0
+                                         ? ": " + std::to_string(c.by_verdict[4] - c.pruned_by_programs) +
+                                               " from their compute and the collectives it waits for, " +
+                                               std::to_string(c.pruned_by_programs) +
+                                               " from their built programs' streams and links"
+                                         : std::string()) +
+                                    ")"
                               : std::string()) +
          (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
   if (!r.stopped.empty()) {
@@ -304,6 +315,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
   j.member("do_not_fit", c.by_verdict[2]);
   j.member("dominated", c.by_verdict[3]);
   j.member("pruned", c.by_verdict[4]);
+  j.member("pruned_by_programs", c.pruned_by_programs);
   if (c.by_verdict[5] > 0) j.member("not_searched", c.by_verdict[5]);
   j.end_object();
   if (!r.stopped.empty()) j.member("stopped_early", r.stopped);

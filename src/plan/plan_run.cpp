@@ -280,7 +280,6 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   // `parked` for the tie's bar, which may be higher.
   std::set<std::pair<double, std::uint64_t>> queue, parked;
   std::vector<char> refined(n, 0);      // 0: enumeration's bound, 1: Refiner's, 2: the programs'
-  std::vector<char> by_programs(n, 0);  // its bound is its programs'
   for (std::uint64_t i : pool) queue.emplace(result.candidates[i].lower_bound_s, i);
   // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
   // after each batch).
@@ -318,7 +317,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
           BuiltLayout b = bound_layout(base, c.layout, memo);
           if (b.bound_s > c.lower_bound_s) {
             c.lower_bound_s = b.bound_s;
-            by_programs[i] = 1;
+            c.bound_by_programs = true;
           }
           queue.emplace(c.lower_bound_s, i);
           // Kept for its simulation, which usually follows soon if it is within its bar: the
@@ -404,7 +403,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
     }
     c.verdict = Verdict::kPruned;
     c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) +
-               (by_programs[i] ? " s (its stage programs: each stream's tasks one after another, each link's "
+               (c.bound_by_programs ? " s (its stage programs: each stream's tasks one after another, each link's "
                                  "traffic at its rate), more than "
                                : " s (its compute, bubble and the collectives its compute waits for, each alone), more than ") +
                units::format_fixed(std::max(bar(c), tie), 3) +

@@ -127,7 +127,12 @@ def main():
     if pruned and len(by_rank) >= 10:
         tenth = max(r["analytical_step_time_s"] for r in by_rank[:10])
         check(min(r["lower_bound_s"] for r in pruned) > tenth, "a pruned layout could have been among the top 10")
-    print(f"{len(simulated)} simulated, {len(pruned)} pruned by their lower bounds")
+    # The pruned counted by the bound that ruled them out, as their reasons say.
+    by_programs = [r for r in pruned if "its stage programs" in r["reason"].decode()]
+    check(len(by_programs) == layouts["pruned_by_programs"],
+          f"{len(by_programs)} pruned by their programs' bound, JSON says {layouts['pruned_by_programs']}")
+    print(f"{len(simulated)} simulated, {len(pruned)} pruned by their lower bounds "
+          f"({len(by_programs)} by their built programs')")
 
     if expect_dp_oom:
         line = plan["pure_data_parallelism"]
