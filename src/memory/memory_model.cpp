@@ -74,15 +74,18 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
         orders != nullptr ? orders->of(p.schedule, p.pp, p.virtual_stages, m_micro, stage)
                           : (own = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage));
     std::vector<double> kept(static_cast<std::size_t>(p.virtual_stages)), host(kept.size());
+    bool offloads = false;
     int layers = 0;
     for (int chunk = 0; chunk < p.virtual_stages; ++chunk) {
       const int n = vs_layers[static_cast<std::size_t>(chunk * p.pp + stage)];
       layers += n;
       kept[static_cast<std::size_t>(chunk)] = n * per_layer;
       host[static_cast<std::size_t>(chunk)] = n * per_layer_host;
+      offloads = offloads || host[static_cast<std::size_t>(chunk)] != 0;
     }
     mem.activations = parallelism::peak_live(order, kept);
-    mem.offloaded = parallelism::peak_live(order, host);
+    // Nothing offloaded peaks at exactly 0, which is what the walk would give.
+    mem.offloaded = offloads ? parallelism::peak_live(order, host) : 0.0;
     if (layers > 0) mem.temporary += recompute;
     const bool last = stage == p.pp - 1;
     if (last) {
