@@ -46,7 +46,6 @@ std::vector<char> Outcome::serialize() const {
   ByteWriter w;
   for (double v : {step_s, tokens_per_s, mfu, hfu, memory_bytes, capacity_bytes}) w.f64(v);
   for (double v : seconds) w.f64(v);
-
   return w.take();
 }
 
