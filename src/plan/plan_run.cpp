@@ -156,9 +156,31 @@ unsigned families_of(const Layout& l) {
 /// on the number of processes; small, so that the bar falls soon.
 constexpr std::size_t kBatch = 8;
 
-/// Layouts whose programs the search keeps after bounding them: a layout bounded goes back in
-/// line and is simulated soon after, if at all; more would only hold memory.
-constexpr std::size_t kBuiltKept = kBatch;
+/// The stage programs bound_layout built, kept for the layouts' simulations: a layout bounded
+/// goes back in line and is simulated soon after, if at all, so the last few are kept; more
+/// would only hold memory.
+class KeptPrograms {
+ public:
+  static constexpr std::size_t kKept = kBatch;
+
+  void keep(std::uint64_t layout, std::shared_ptr<const parallelism::StepPlan> programs) {
+    kept_.emplace(layout, std::move(programs));
+    order_.push_back(layout);
+    if (order_.size() > kKept) {
+      kept_.erase(order_.front());
+      order_.pop_front();
+    }
+  }
+  /// The programs kept for `layout`, or null.
+  const parallelism::StepPlan* find(std::uint64_t layout) const {
+    const auto it = kept_.find(layout);
+    return it == kept_.end() ? nullptr : it->second.get();
+  }
+
+ private:
+  std::map<std::uint64_t, std::shared_ptr<const parallelism::StepPlan>> kept_;
+  std::deque<std::uint64_t> order_;
+};
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
@@ -223,18 +245,13 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
   ProgressLine progress("plan", "simulations", options.progress && comm.root(), pool.size() + second, 0, comm.size());
   std::uint64_t done = 0;
 
-  // Programs bound_layout built, kept for the layout's simulation (the last kBuiltKept).
-  std::map<std::uint64_t, std::shared_ptr<const parallelism::StepPlan>> built;
-  std::deque<std::uint64_t> built_order;
+  KeptPrograms built;
   auto phase = [&](const partition::Communicator& among, const std::vector<std::uint64_t>& items,
                    network::Fidelity fidelity, std::vector<std::optional<Outcome>>& into) {
     partition::distribute(
         among, items,
         [&](std::uint64_t i) {
-          const auto programs = built.find(i);
-          return simulate_layout(base, result.candidates[i].layout, fidelity, memo,
-                                 programs == built.end() ? nullptr : programs->second.get())
-              .serialize();
+          return simulate_layout(base, result.candidates[i].layout, fidelity, memo, built.find(i)).serialize();
         },
         [&](std::uint64_t i, const std::vector<char>& bytes) {
           into[i] = Outcome::deserialize(bytes);
@@ -320,16 +337,8 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
             c.bound_by_programs = true;
           }
           queue.emplace(c.lower_bound_s, i);
-          // Kept for its simulation, which usually follows soon if it is within its bar: the
-          // last few built.
-          if (c.lower_bound_s <= limit(c)) {
-            built.emplace(i, std::move(b.programs));
-            built_order.push_back(i);
-            if (built_order.size() > kBuiltKept) {
-              built.erase(built_order.front());
-              built_order.pop_front();
-            }
-          }
+          // Kept for its simulation, which follows soon if it is within its bar.
+          if (c.lower_bound_s <= limit(c)) built.keep(i, std::move(b.programs));
         } else {
           batch.push_back(i);
         }
