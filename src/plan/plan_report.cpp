@@ -87,7 +87,7 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
     return line + "; its largest overhead is " + o.dominant_overhead();
   }
   // None ran: say why.
-  std::size_t rows = 0, cannot = 0, too_big = 0, shapes = 0;
+  std::size_t rows = 0, cannot = 0, too_big = 0, unreached = 0, shapes = 0;
   std::string cannot_example, memory_example;
   Layout shape;
   for (const auto& c : r.candidates) {
@@ -101,6 +101,8 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
     } else if (c.verdict == Verdict::kDoesNotFit) {
       ++too_big;
       if (memory_example.empty()) memory_example = c.reason;
+    } else if (c.verdict == Verdict::kUnsearched) {
+      ++unreached;
     }
   }
   if (rows == 0) return line + "no such layout was enumerated";
@@ -115,6 +117,11 @@ std::string verdict(const PlanRequest& q, const PlanResult& r, const Family& fam
               ", " + memory;
       return cannot_example.empty() ? line : line + "; besides, " + cannot_example;
     }
+  }
+  if (unreached > 0) {
+    // A stopped search (PlanResult::stopped) had not come to the ones that can run and fit.
+    return line + "none simulated: the search stopped (" + r.stopped + ") before it came to " +
+           std::to_string(unreached) + " of its " + std::to_string(rows) + " variants";
   }
   if (too_big == rows) return line + "none of its " + std::to_string(rows) + " variants fits in memory, e.g. " + memory_example;
   if (cannot == rows) return line + "cannot run: " + cannot_example;

@@ -439,6 +439,10 @@ TEST(Plan, AStoppedSearchRanksTheBestSoFarAndSaysWhatItDidNotReach) {
   EXPECT_NE(plan_json(request, five).find("\"stopped_early\": \"--max-simulations 5\""), std::string::npos);
   EXPECT_EQ(plan_json(request, whole).find("stopped_early"), std::string::npos);
   EXPECT_EQ(plan_text(request, whole).find("not searched"), std::string::npos);
+  // A family the search had not reached says so, not that its variants cannot run.
+  for (const std::string& line : {pure_data_parallel_verdict(request, five), pure_model_parallel_verdict(request, five)}) {
+    EXPECT_EQ(line.find("(e.g. )"), std::string::npos) << line;
+  }
 
   // Interrupted (Ctrl-C) before the second batch: the first batch's layouts are the answer.
   int asked = 0;
