@@ -163,9 +163,12 @@ LineScan scan_line(std::string_view line) {
       }
     } else if ((c == '|' || c == '>') && (i == 0 || blank(line[i - 1])) && block_header_rest(line, i + 1)) {
       s.unsure = true;  // a block scalar: its lines are content whatever they hold
-    } else if ((c == '!' || c == '&' || c == '*' || c == '%') && token_start(line, i)) {
+    } else if ((c == '!' || c == '&' || c == '*' || c == '%') &&
+               (token_start(line, i) || (i > 0 && closed == i - 1))) {
       // A tag, anchor, alias or directive: yaml-cpp reads their ends leniently (a quote right
-      // after a tag opens a scalar), which this scan does not follow.
+      // after a tag opens a scalar), which this scan does not follow. yaml-cpp starts one
+      // right after a quoted scalar's closing quote too (`""!"` opens a scalar at its last
+      // quote, which can run over the next lines and hold their "#").
       s.unsure = true;
     } else if (c == '[' || c == '{') {
       ++s.flow_change;

@@ -56,6 +56,9 @@ TEST(ShortenComments, LeavesWhatItCannotFollow) {
             "- 'a # b' #\nk:  \"d\" #\nl: [1,  'f'] #\n");
   // A quote right after a closing one opens another scalar (yaml-cpp needs no blank between).
   EXPECT_EQ(shorten_comments("a: \"x\"\"y # z\"\n"), "a: \"x\"\"y # z\"\n");
+  // So does a tag: its quote opens a scalar that runs over the next lines and holds their "#"
+  // (a fuzz finding, 2026-12-07).
+  EXPECT_EQ(shorten_comments("\"\"!\"\"\"\ne #\n#\".\nk: \n"), "\"\"!\"\"\"\ne #\n#\".\nk: \n");
   // UTF-16 (a NUL byte, a byte-order mark), malformed UTF-8 (yaml-cpp's decoder swallows the
   // bytes after a bad lead byte) and YAML 1.1's other line breaks are left alone.
   const std::string wide("a\0:\0 \0#\0x\0", 10);
