@@ -478,11 +478,16 @@ bool NetworkCommModel::images_of_stage_zero(CommAxis axis, const collectives::Co
   // A hierarchical collective's loads come from its groups lowered together (measure()).
   if (collectives::period_spans_groups(topo_, spec, both.front())) return false;
   both.insert(both.end(), mine.begin(), mine.end());
-  if (!same_shape(both)) return false;
+  return first_stands_for_all(spec, both);
+}
+
+bool NetworkCommModel::first_stands_for_all(const collectives::CollectiveSpec& spec,
+                                            const std::vector<collectives::Group>& groups) const {
+  if (!same_shape(groups)) return false;
   collectives::Schedule one;
-  collectives::lower_collective(topo_, spec, {both.front()}, 0, one);
-  const auto pairs = position_pairs(one, both.front());
-  return pairs && disjoint_images(*pairs, both);
+  collectives::lower_collective(topo_, spec, {groups.front()}, 0, one);
+  const auto pairs = position_pairs(one, groups.front());
+  return pairs && disjoint_images(*pairs, groups);
 }
 
 SimTime NetworkCommModel::alone_ps(CommAxis axis, CommOp op, double bytes, int stage) {
@@ -502,13 +507,10 @@ bool NetworkCommModel::timed_by_one_group(CommAxis axis, CommOp op, double bytes
   const auto size = static_cast<std::uint64_t>(bytes + 0.5);
   if (size == 0) return false;
   const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
-  if (groups.size() < 2 || !same_shape(groups)) return false;
+  if (groups.size() < 2) return false;
   const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
   if (collectives::estimate_cost(topo_, spec, groups.front(), 1) > budget) return false;
-  collectives::Schedule one;
-  collectives::lower_collective(topo_, spec, {groups.front()}, 0, one);
-  const auto pairs = position_pairs(one, groups.front());
-  return pairs && disjoint_images(*pairs, groups);
+  return first_stands_for_all(spec, groups);
 }
 
 std::optional<NetworkCommModel::Key> NetworkCommModel::key_of(CommAxis axis, CommOp op, double bytes, int stage,

@@ -182,6 +182,10 @@ class NetworkCommModel final : public CommModel {
   /// Whether every group of `stage` and of stage 0 on `axis` is an image of stage 0's first
   /// group on links of its own, for collective `spec` (alone_ps).
   bool images_of_stage_zero(parallelism::CommAxis axis, const collectives::CollectiveSpec& spec, int stage);
+  /// Whether `groups` are all shaped alike and, for collective `spec` lowered on the first
+  /// alone, every one is an image of it on links of its own (disjoint_images): the first, run
+  /// alone, then times them all.
+  bool first_stands_for_all(const collectives::CollectiveSpec& spec, const std::vector<collectives::Group>& groups) const;
   /// mesh_.groups(axis), computed once per axis (it walks every chip).
   const std::vector<collectives::Group>& groups_of(int logical_axis);
 
