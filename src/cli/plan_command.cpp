@@ -90,7 +90,7 @@ int run_plan_command(const PlanOptions& options, const Invocation& invocation) {
   const InterruptScope ctrl_c;
   run.interrupted = [&ctrl_c] { return ctrl_c.requested(); };
   const plan::PlanResult result = plan::run_plan(loaded.scenario, run, *invocation.world);
-  const int code = result.stopped.rfind("interrupted", 0) == 0 ? kExitInterrupted : kExitOk;
+  const int code = result.interrupted ? kExitInterrupted : kExitOk;
   if (!invocation.prints()) return code;
 
   const plan::PlanRequest request{loaded.scenario, loaded.scenario.topology.name, options.top};

@@ -159,6 +159,20 @@ Counts count(const PlanResult& r) {
   return c;
 }
 
+/// ", 8091 pruned (…: 8073 from …, 18 from …)" for the summary line; empty when none was.
+std::string pruned_text(const Counts& c) {
+  const std::size_t pruned = c.by_verdict[static_cast<std::size_t>(Verdict::kPruned)];
+  if (pruned == 0) return "";
+  std::string by_bound;
+  if (c.pruned_by_programs > 0) {
+    by_bound = ": " + std::to_string(pruned - c.pruned_by_programs) +
+               " from their compute and the collectives it waits for, " + std::to_string(c.pruned_by_programs) +
+               " from their built programs' streams and links";
+  }
+  return ", " + std::to_string(pruned) + " pruned (a lower bound of their step is slower than every step ranked here" +
+         by_bound + ")";
+}
+
 std::size_t contention_count(const PlanResult& r) {
   std::size_t n = 0;
   for (const auto& o : r.contention) n += o ? 1 : 0;
@@ -238,17 +252,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
          " again on the contention-aware network; " + std::to_string(c.by_verdict[2]) + " do not fit in memory, " +
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
          " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
-         (c.by_verdict[4] > 0 ? ", " + std::to_string(c.by_verdict[4]) +
-                                    " pruned (a lower bound of their step is slower than every step ranked here" +
-                                    (c.pruned_by_programs > 0
-                                         ? ": " + std::to_string(c.by_verdict[4] - c.pruned_by_programs) +
-                                               " from their compute and the collectives it waits for, " +
-                                               std::to_string(c.pruned_by_programs) +
-                                               " from their built programs' streams and links"
-                                         : std::string()) +
-                                    ")"
-                              : std::string()) +
-         (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
+         pruned_text(c) + (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
   if (!r.stopped.empty()) {
     out += "the search stopped early (" + r.stopped + "): the best so far, ranked on the analytical network only; "
            "layouts it had not reached may be faster, so neither the ranking nor the tie below is complete\n";

@@ -291,17 +291,16 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
       if (f & (1u << k)) family_best[k] = std::min(family_best[k], step);
     }
   };
-  // The layouts not simulated yet, by (bound, index); a bound is refined (Refiner, then the
-  // programs' bound: program_bound_s) when the
-  // layout comes first, and the layout goes back in line with it. Those passed over wait in
-  // `parked` for the tie's bar, which may be higher.
+  // The layouts not simulated yet, by (bound, index); a bound is refined (the Refiner's, then
+  // its built programs', bound_layout) when the layout comes first, and the layout goes back in
+  // line with it. Those passed over wait in `parked` for the tie's bar, which may be higher.
   std::set<std::pair<double, std::uint64_t>> queue, parked;
-  std::vector<char> refined(n, 0);      // 0: enumeration's bound, 1: Refiner's, 2: the programs'
+  std::vector<char> refined(n, 0);  // 0: enumeration's bound, 1: the Refiner's, 2: the programs'
   for (std::uint64_t i : pool) queue.emplace(result.candidates[i].lower_bound_s, i);
-  // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
-  // after each batch).
   // Layouts simulated on the analytical network so far, against options.max_simulations.
   std::size_t searched = 0;
+  // Simulates, batch by batch, every layout whose bound is at most `limit` of it (re-read
+  // after each batch).
   const auto search = [&](const std::function<double(const Candidate&)>& limit) {
     if (!options.exhaustive && !comm.root()) return;
     while (true) {
@@ -309,6 +308,7 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
       // Process 0 decides to stop; an empty batch stops every process.
       if (comm.root() && result.stopped.empty()) {
         if (options.interrupted && options.interrupted()) {
+          result.interrupted = true;
           result.stopped = "interrupted after " + std::to_string(searched) + " simulations";
         } else if (options.max_simulations > 0 && searched >= options.max_simulations) {
           result.stopped = "--max-simulations " + std::to_string(options.max_simulations);
@@ -411,13 +411,13 @@ PlanResult run_plan(const runtime::Scenario& base, const PlanOptions& options, c
       continue;
     }
     c.verdict = Verdict::kPruned;
-    c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) +
-               (c.bound_by_programs ? " s (its stage programs: each stream's tasks one after another, each link's "
-                                 "traffic at its rate), more than "
-                               : " s (its compute, bubble and the collectives its compute waits for, each alone), more than ") +
-               units::format_fixed(std::max(bar(c), tie), 3) +
-               (result.stopped.empty() ? " s, the slowest step the plan ranks exactly"
-                                       : " s, the slowest step among the best the search had found when it stopped");
+    const char* bound = c.bound_by_programs
+                            ? "its stage programs: each stream's tasks one after another, each link's traffic at its rate"
+                            : "its compute, bubble and the collectives its compute waits for, each alone";
+    const char* bar_is = result.stopped.empty() ? "the slowest step the plan ranks exactly"
+                                                : "the slowest step among the best the search had found when it stopped";
+    c.reason = "no network runs its step in less than " + units::format_fixed(c.lower_bound_s, 3) + " s (" + bound +
+               "), more than " + units::format_fixed(std::max(bar(c), tie), 3) + " s, " + bar_is;
   }
   return result;
 }

@@ -55,6 +55,7 @@ struct PlanResult {
   /// simulated on the analytical network, exactly nowhere (exact_ranks 0), runs no
   /// contention-aware confirmation and no tie; the layouts it had not reached are kUnsearched.
   std::string stopped;
+  bool interrupted = false;  ///< it was Ctrl-C (PlanOptions::interrupted) that stopped it
 
   /// The outcome a candidate is ranked by (contention when it has one).
   const Outcome& best_outcome(std::size_t candidate) const;
