@@ -44,6 +44,7 @@ output::Table make_table(const config::CollectiveRequest& request,
   t.add_real("max_link_utilization", "1");
   t.add_text("protocol");
   t.add_real("nccl_predicted_s", "s");
+  t.add_int("pieces", "1");
   for (const auto& r : timings) {
     t.texts("op").emplace_back(collectives::op_name(request.op));
     t.texts("algorithm").emplace_back(collectives::algorithm_name(r.algorithm));
@@ -57,6 +58,7 @@ output::Table make_table(const config::CollectiveRequest& request,
     t.reals("max_link_utilization").push_back(r.max_link_utilization);
     t.texts("protocol").emplace_back(protocol_text(r));
     t.reals("nccl_predicted_s").push_back(r.nccl_predicted_s < 0 ? std::nan("") : r.nccl_predicted_s);
+    t.ints("pieces").push_back(r.pieces);
   }
   return t;
 }
@@ -183,7 +185,8 @@ void print_text(const config::CollectiveRequest& request, const topology::Topolo
   output::TextTable table(headers);
   for (const auto& r : timings) {
     std::vector<std::string> row{units::format_bytes(static_cast<double>(r.bytes)),
-                                 std::string(collectives::algorithm_name(r.algorithm))};
+                                 std::string(collectives::algorithm_name(r.algorithm)) +
+                                     (r.pieces > 1 ? " in " + std::to_string(r.pieces) : "")};
     if (nccl) {
       row.push_back(protocol_text(r));
       row.push_back(r.nccl_predicted_s < 0 ? "" : units::format_seconds(r.nccl_predicted_s));

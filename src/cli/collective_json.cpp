@@ -15,6 +15,7 @@ void write_timing_members(output::JsonWriter& j, const collectives::CollectiveTi
   j.member("algbw_Bps", t.algbw_Bps);
   j.member("busbw_Bps", t.busbw_Bps);
   j.member("max_link_utilization", t.max_link_utilization);
+  j.member("pieces", t.pieces);
 }
 
 }  // namespace podsim::cli

@@ -30,6 +30,11 @@ struct CollectiveSpec {
   Protocol protocol = Protocol::kAuto;  ///< NCCL clusters only; elsewhere ignored
 };
 
+/// The most pieces a hierarchical collective is cut into (collectives.pieces in a topology;
+/// lower_hierarchical): each piece is a copy of the whole lowering to simulate, and at 8 the
+/// fill left is an eighth of the shorter part's time.
+inline constexpr int kMaxHierarchicalPieces = 8;
+
 /// "all-reduce", "reduce-scatter", ... as written on the command line and in outputs.
 std::string_view op_name(Op op);
 std::string_view algorithm_name(Algorithm a);

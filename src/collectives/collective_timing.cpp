@@ -21,6 +21,7 @@ CollectiveTiming time_collective(const topology::Topology& topo, const network::
   t.algorithm = resolved.algorithm;
   t.protocol = resolved.protocol;
   t.nccl_predicted_s = resolved.nccl_predicted_s;
+  t.pieces = resolved.pieces;
   t.group_size = groups.front().size();
   t.groups = static_cast<std::uint32_t>(groups.size());
   t.bytes = spec.bytes;

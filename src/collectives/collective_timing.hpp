@@ -15,6 +15,7 @@ struct CollectiveTiming {
   Algorithm algorithm = Algorithm::kAuto;  ///< what kAuto resolved to
   Protocol protocol = Protocol::kAuto;     ///< NCCL's protocol; kAuto when NCCL does not run it
   double nccl_predicted_s = -1;            ///< NCCL's tuning-model time (< 0: not NCCL)
+  int pieces = 1;                          ///< a hierarchical collective's pieces (Resolved)
   std::uint32_t group_size = 0;
   std::uint32_t groups = 0;
   std::uint64_t bytes = 0;

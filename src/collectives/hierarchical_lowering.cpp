@@ -10,8 +10,8 @@ namespace podsim::collectives::detail {
 
 namespace {
 
-/// Reduce-scatter or all-gather inside every slice/node: the torus algorithm on an ICI
-/// grid, a ring through a node switch.
+/// Reduce-scatter or all-gather of an array of `bytes` per chip inside every slice/node: the
+/// torus algorithm on an ICI grid, a ring through a node switch.
 void inner_phase(const topology::Topology& topo, Op op, std::uint64_t bytes,
                  const std::vector<Group>& inner, const Frontier& start, Frontier& end,
                  Schedule& schedule) {
@@ -118,48 +118,84 @@ int ring_steps(Op op, std::size_t n) {
   return static_cast<int>(op == Op::kAllReduce ? 2 * (n - 1) : n - 1);
 }
 
-/// Inside, across, inside: the phases of `spec` on `inner` groups and rings across (`across`:
-/// each ring's members in order, `ring` the members each stands for).
-void lower_phases(const topology::Topology& topo, const CollectiveSpec& spec, const std::vector<Group>& inner,
-                  const std::vector<std::vector<ChipId>>& across, std::size_t ring, std::uint64_t shard,
-                  const Frontier& start, Frontier& end, Schedule& schedule) {
-  Frontier current = start;
-  bool first = true;
-  auto run = [&](auto&& phase) {
-    if (!first) schedule.next_phase();
-    first = false;
-    Frontier next(current.chips());
-    phase(current, next);
-    current = std::move(next);
-  };
-  auto outer_phase = [&](Op op) {
-    run([&](const Frontier& s, Frontier& e) {
-      lower_concurrently(schedule, across, [&](const std::vector<ChipId>& order) {
-        ring_pass(schedule, order, ring_steps(op, ring), share(shard, ring), s, e);
-      });
-    });
-  };
-  auto inner_step = [&](Op op) {
-    run([&](const Frontier& s, Frontier& e) { inner_phase(topo, op, spec.bytes, inner, s, e, schedule); });
-  };
-  switch (spec.op) {
-    case Op::kAllReduce:
-      inner_step(Op::kReduceScatter);
-      outer_phase(Op::kAllReduce);
-      inner_step(Op::kAllGather);
-      break;
-    case Op::kReduceScatter:
-      inner_step(Op::kReduceScatter);
-      outer_phase(Op::kReduceScatter);
-      break;
-    case Op::kAllGather:
-      outer_phase(Op::kAllGather);
-      inner_step(Op::kAllGather);
-      break;
-    default:
-      break;  // rejected by resolve_algorithm
+/// One part of a hierarchical collective: an operation inside the slices (nodes) or across.
+struct Part {
+  Op op;
+  bool across;
+};
+
+std::vector<Part> parts_of(Op op) {
+  switch (op) {
+    case Op::kAllReduce: return {{Op::kReduceScatter, false}, {Op::kAllReduce, true}, {Op::kAllGather, false}};
+    case Op::kReduceScatter: return {{Op::kReduceScatter, false}, {Op::kReduceScatter, true}};
+    case Op::kAllGather: return {{Op::kAllGather, true}, {Op::kAllGather, false}};
+    default: return {};  // rejected by resolve_algorithm
   }
-  end.merge(current);
+}
+
+/// Where a hierarchical collective runs: its groups inside slices, its rings across them
+/// (each ring's members in order; `ring`: the members each stands for) and the chips of an
+/// inner group (the shard that crosses is 1/inner_size of each chip's array).
+struct Places {
+  const std::vector<Group>& inner;
+  const std::vector<std::vector<ChipId>>& across;
+  std::size_t ring;
+  std::size_t inner_size;
+};
+
+/// `part` of an array of `bytes` per chip, from `start` to `end`.
+void lower_part(const topology::Topology& topo, Part part, std::uint64_t bytes, const Places& at,
+                const Frontier& start, Frontier& end, Schedule& schedule) {
+  if (!part.across) {
+    inner_phase(topo, part.op, bytes, at.inner, start, end, schedule);
+    return;
+  }
+  const std::uint64_t shard = share(bytes, at.inner_size);
+  lower_concurrently(schedule, at.across, [&](const std::vector<ChipId>& order) {
+    ring_pass(schedule, order, ring_steps(part.op, at.ring), share(shard, at.ring), start, end);
+  });
+}
+
+/// Inside, across, inside (all-reduce; reduce-scatter inside then across, all-gather across
+/// then inside). In one piece the parts run in turn, each a phase. In `pieces` pieces, piece k
+/// starts a part once its previous part is done and the links the part runs on (inside or
+/// across) have done that part of piece k − 1 and every earlier part they carry: so piece k's
+/// part across runs while piece k + 1 reduce-scatters inside, and the links inside gather the
+/// pieces back once they have scattered them all. Their parts overlap in time, so the pieces
+/// make one phase.
+void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int pieces, const Places& at,
+                 const Frontier& start, Frontier& end, Schedule& schedule) {
+  const std::vector<Part> parts = parts_of(spec.op);
+  if (pieces <= 1) {
+    Frontier current = start;
+    for (std::size_t j = 0; j < parts.size(); ++j) {
+      if (j > 0) schedule.next_phase();
+      Frontier next(current.chips());
+      lower_part(topo, parts[j], spec.bytes, at, current, next, schedule);
+      current = std::move(next);
+    }
+    end.merge(current);
+    return;
+  }
+  const std::uint64_t piece = share(spec.bytes, static_cast<std::uint64_t>(pieces));
+  const std::uint32_t phase = schedule.phase();
+  const auto first = static_cast<TransferIndex>(schedule.size());
+  std::vector<Frontier> done(static_cast<std::size_t>(pieces), start);  // each piece's last part
+  std::optional<Frontier> links[2];  // the last part lowered inside [0] and across [1]
+  for (std::size_t j = 0; j < parts.size(); ++j) {
+    std::optional<Frontier>& busy = links[parts[j].across ? 1 : 0];
+    for (Frontier& piece_done : done) {
+      Frontier from = j == 0 && busy ? *busy : piece_done;
+      if (j > 0 && busy) from.merge(*busy);
+      Frontier to(start.chips());
+      schedule.set_phase(phase);
+      lower_part(topo, parts[j], piece, at, from, to, schedule);
+      piece_done = to;
+      busy = std::move(to);
+    }
+  }
+  schedule.merge_phases(first, phase);
+  end.merge(done.back());
 }
 
 }  // namespace
@@ -183,7 +219,8 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
   }
   // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
   // shard crosses the slow network, a ring per position (ring_lowering.cpp's order).
-  const std::uint64_t shard = share(spec.bytes, inner.front().size());
+  const std::size_t inner_size = inner.front().size();
+  const int pieces = hierarchical_pieces(topo, spec, inner.front(), outer.front());
   RingPlaces places;
   for (const Group& g : outer) places.orders.push_back(ring_order(topo, g));
   if (alone) {
@@ -198,7 +235,8 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
       Schedule reduced;
       reduced.begin_collective(schedule.collectives() - 1);
       Frontier reduced_end(end.chips());
-      lower_phases(topo, spec, two->inner, two->pairs, two->ring, shard, start, reduced_end, reduced);
+      lower_parts(topo, spec, pieces, Places{two->inner, two->pairs, two->ring, inner_size}, start, reduced_end,
+                  reduced);
       if (auto images = slice_images(topo, reduced, places)) {
         reduced.set_images(std::move(*images));
         schedule = std::move(reduced);
@@ -207,7 +245,8 @@ void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& sp
       }
     }
   }
-  lower_phases(topo, spec, inner, places.orders, places.orders.front().size(), shard, start, end, schedule);
+  lower_parts(topo, spec, pieces, Places{inner, places.orders, places.orders.front().size(), inner_size}, start, end,
+              schedule);
 }
 
 }  // namespace podsim::collectives::detail

@@ -180,7 +180,8 @@ Resolved resolve_collective(const topology::Topology& topo, const CollectiveSpec
   if (a == Algorithm::kAuto) a = default_choice(spec.op, mix);
   const std::string reason = why_not(a, spec.op, n, mix);
   if (!reason.empty()) throw InputError(reason);
-  return Resolved{a, Protocol::kAuto, -1, 0};
+  return Resolved{a, Protocol::kAuto, -1, 0,
+                  a == Algorithm::kHierarchical ? detail::hierarchical_pieces(topo, spec, group) : 1};
 }
 
 int nccl_p2p_ctas(const topology::Topology& topo, const Group& pair) {

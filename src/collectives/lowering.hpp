@@ -19,6 +19,9 @@ struct Resolved {
   double nccl_predicted_s = -1;         ///< NCCL's tuning-model time; < 0 when not NCCL
   /// SMs NCCL's kernel holds while it runs (one CTA per channel, nccl::ctas); 0 when not NCCL.
   int nccl_ctas = 0;
+  /// Pieces a hierarchical collective is cut into (docs/collectives.md, "Hierarchical
+  /// collectives in pieces"); 1 for every other algorithm.
+  int pieces = 1;
 };
 
 /// What `spec` resolves to on `group`: kAuto becomes the machine's choice (the topology's

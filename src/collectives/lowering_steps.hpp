@@ -81,6 +81,16 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
 void lower_dimension_ordered(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                              const Frontier& start, Frontier& end, Schedule& schedule);
 
+/// How many pieces (1 to kMaxHierarchicalPieces) a hierarchical collective of `spec` over
+/// groups of `inner` inside slices (nodes) and `outer` across them is cut into, so that one
+/// piece's part across overlaps the next piece's part inside (lower_hierarchical): the
+/// topology's collectives.pieces where set, else the count with the shortest time by an α-β
+/// estimate of each part on its links. 1: the parts in turn.
+int hierarchical_pieces(const topology::Topology& topo, const CollectiveSpec& spec, const Group& inner,
+                        const Group& outer);
+/// The same for a group that spans both tiers, split into its parts inside and across.
+int hierarchical_pieces(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group);
+
 /// Hierarchical lowering over all `groups` at once: inside slices/nodes, across, inside.
 /// `alone`: they are all the (empty) schedule holds, so where every slice is a copy of the
 /// first two on links of its own only those two are simulated, each ring across them a ring

@@ -23,6 +23,16 @@ TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
   return index;
 }
 
+void Schedule::merge_phases(TransferIndex first, std::uint32_t p) {
+  std::uint32_t last = p;
+  for (TransferIndex i = 0; i < transfers_.size(); ++i) {
+    if (i >= first) transfers_[i].phase = p;
+    last = std::max(last, transfers_[i].phase);
+  }
+  current_phase_ = p;
+  phases_ = last + 1;
+}
+
 void Frontier::merge(const Frontier& other) {
   for (std::size_t c = 0; c < ready_.size(); ++c) {
     ready_[c].insert(ready_[c].end(), other.ready_[c].begin(), other.ready_[c].end());

@@ -54,6 +54,9 @@ class Schedule {
   }
   /// The phase after the current one.
   void next_phase() { set_phase(current_phase_ + 1); }
+  /// The transfers from `first` on run as a pipeline whose parts overlap in time (a
+  /// hierarchical collective in pieces): they become one phase, `p`, which is then current.
+  void merge_phases(TransferIndex first, std::uint32_t p);
   std::uint32_t phase() const { return current_phase_; }
   /// 1 + the highest phase any transfer was added in.
   std::uint32_t phases() const { return phases_; }

@@ -102,9 +102,9 @@ double dimension_ordered(const CollectiveSpec& spec, const Group& group) {
 }
 
 /// The hierarchical lowering: inside slices or nodes (torus on an ICI grid, else a ring),
-/// across them on the shard (a ring), inside again. `period`: lowered alone, so with 3 or more
-/// slices only the first two run, each ring across them a ring of two with the full ring's
-/// steps (lower_hierarchical; the slices assumed alike).
+/// across them on the shard (a ring), inside again, in hierarchical_pieces pieces. `period`:
+/// lowered alone, so with 3 or more slices only the first two run, each ring across them a
+/// ring of two with the full ring's steps (lower_hierarchical; the slices assumed alike).
 double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool period) {
   std::vector<std::size_t> inner_dims;
   std::vector<std::size_t> outer_dims;
@@ -129,10 +129,11 @@ double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, 
     const double each = ring(topo, CollectiveSpec{op, Algorithm::kRing, 1}, outer, 1);
     return outer_groups * (two ? each * 2 / slices : each);  // a ring of 2 with the ring's steps
   };
+  const double pieces = detail::hierarchical_pieces(topo, spec, inner, outer);
   switch (spec.op) {
-    case Op::kAllReduce: return inside(Op::kReduceScatter) + across(Op::kAllReduce) + inside(Op::kAllGather);
-    case Op::kReduceScatter: return inside(Op::kReduceScatter) + across(Op::kReduceScatter);
-    case Op::kAllGather: return across(Op::kAllGather) + inside(Op::kAllGather);
+    case Op::kAllReduce: return pieces * (inside(Op::kReduceScatter) + across(Op::kAllReduce) + inside(Op::kAllGather));
+    case Op::kReduceScatter: return pieces * (inside(Op::kReduceScatter) + across(Op::kReduceScatter));
+    case Op::kAllGather: return pieces * (across(Op::kAllGather) + inside(Op::kAllGather));
     default: return 0;
   }
 }

@@ -141,9 +141,13 @@ topology::CollectivePolicy read_policy(const Reader& parent, bool has_nccl) {
   topology::CollectivePolicy policy;
   if (!parent.has("collectives")) return policy;
   Reader r = parent.child("collectives");
-  r.allow_only({"algorithm", "protocol"});
+  r.allow_only({"algorithm", "protocol", "pieces"});
   r.set_default("algorithm", "auto");
   r.set_default("protocol", "auto");
+  r.set_default("pieces", "auto");
+  if (r.text("pieces") != "auto") {
+    policy.hierarchical_pieces = static_cast<int>(r.integer("pieces", 1, collectives::kMaxHierarchicalPieces));
+  }
   const std::string algorithm = r.text("algorithm");
   const auto parsed = collectives::algorithm_from_name(algorithm);
   if (!parsed) r.choice("algorithm", collectives::algorithm_names());  // throws with the choices

@@ -58,6 +58,9 @@ struct CollectivePolicy {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   CollectiveProtocol protocol = CollectiveProtocol::kAuto;  ///< NCCL protocol, on NCCL clusters
   std::optional<NcclSpec> nccl;  ///< set on GPU clusters whose collectives NCCL runs
+  /// Pieces a hierarchical collective is cut into so that its parts inside and across
+  /// slices/nodes overlap (docs/collectives.md): 0 = the α-β optimum, 1 = the parts in turn.
+  int hierarchical_pieces = 0;
 
   bool operator==(const CollectivePolicy&) const = default;
 };

@@ -53,6 +53,7 @@ COLLECTIVE_COLUMNS = [
     ("max_link_utilization", "real", "1"),
     ("protocol", "text", ""),
     ("nccl_predicted_s", "real", "s"),
+    ("pieces", "int", "1"),
 ]
 ALGORITHMS = {"ring", "bidirectional-ring", "torus", "hierarchical", "dimension-ordered", "tree", "nvls", "nvls-tree",
               "collnet"}
@@ -230,6 +231,9 @@ def cmd_collective(args):
                 c.check(predicted > 0 and math.isfinite(predicted), f"{where}: nccl_predicted_s = {predicted}")
             else:
                 c.check(protocol == "" and math.isnan(predicted), f"{where}: protocol {protocol!r}, nccl_predicted_s {predicted}")
+            pieces = int(r["pieces"])
+            c.check(1 <= pieces <= 8 and (pieces == 1 or as_text(r["algorithm"]) == "hierarchical"),
+                    f"{where}: {pieces} pieces for {as_text(r['algorithm'])}")
             n, groups, size = int(r["group_size"]), int(r["groups"]), int(r["bytes"])
             c.check(size == SIZES[i], f"{where}: bytes {size}, expected {SIZES[i]}")
             if args.axes == "all":

@@ -245,6 +245,97 @@ TEST(DimensionOrderedClosedForm, OnOneAxisItIsTheRing) {
   }
 }
 
+/// A hierarchical all-reduce over `m` nodes of `g` GPUs in P pieces (docs/collectives.md,
+/// "Hierarchical collectives in pieces"). A piece of s = S/P reduce-scatters on a ring of g
+/// through the node's switch in r = (g−1)·(2α_in + s/(g·B_in)), all-reduces its 1/g shard on a
+/// ring of m across the nodes in d = 2(m−1)·(2α_out + s/(g·m·B_out)), and gathers back in r.
+/// The links inside take every piece's reduce-scatter, then every piece's all-gather, each
+/// once the piece's all-reduce is done; the links across take the all-reduces in turn:
+///   T = max(2P·r, 2r + P·d, (P+1)·r + d)
+/// (the links inside busy throughout; the links across, with a reduce-scatter before and a
+/// gather after; the last all-reduce waiting for the scatters). One piece: 2r + d, in turn.
+struct TwoTiers {
+  int m;
+  int g;
+  double b_in;
+  double alpha_in;  // per link: a hop through a switch is two
+  double b_out;
+  double alpha_out;
+
+  topology::Topology topology(int pieces) const {
+    topology::TopologySpec spec{"nodes", topology::SwitchSpec{m, g, {b_in, static_cast<SimTime>(alpha_in * 1e12)},
+                                                              {b_out, static_cast<SimTime>(alpha_out * 1e12)}}};
+    spec.collectives.hierarchical_pieces = pieces;
+    return topology::Topology(spec);
+  }
+  double time(double S, int P) const {
+    const double s = S / P;
+    const double r = (g - 1) * (2 * alpha_in + s / (g * b_in));
+    const double d = 2 * (m - 1) * (2 * alpha_out + s / (g * m * b_out));
+    return std::max({2 * P * r, 2 * r + P * d, (P + 1) * r + d});
+  }
+  /// The piece count with the shortest closed-form time (the first of equals).
+  int best_pieces(double S) const {
+    int best = 1;
+    for (int P = 2; P <= kMaxHierarchicalPieces; ++P) best = time(S, P) < time(S, best) ? P : best;
+    return best;
+  }
+};
+
+double simulate_hierarchical(const topology::Topology& topo, std::uint64_t bytes, network::Fidelity fidelity) {
+  return simulate(topo, Op::kAllReduce, Algorithm::kHierarchical, bytes, {0, 1}, fidelity);
+}
+
+TEST(HierarchicalClosedForm, ScattersAndGathersHideUnderTheAllReducesWhereTheNetworkAcrossBinds) {
+  // 8 GPUs a node on 300 GB/s, 4 nodes on 25 GB/s NICs: each piece's all-reduce across is
+  // longer than its reduce-scatter inside, so the pieces' scatters and gathers hide under the
+  // all-reduces but for the first scatter and the last gather.
+  const TwoTiers tiers{4, 8, 300e9, 1e-6, 25e9, 3e-6};
+  const std::uint64_t S = 840 * kMiB / 4;  // S/P a whole number of bytes per GPU for P ≤ 8
+  const double s = static_cast<double>(S);
+  const int P = tiers.best_pieces(s);
+  EXPECT_GE(P, 4) << "pieces worth cutting";
+  for (auto fidelity : kBoth) {
+    const std::string net(network::fidelity_name(fidelity));
+    expect_close(simulate_hierarchical(tiers.topology(0), S, fidelity), tiers.time(s, P),
+                 net + " in " + std::to_string(P) + " pieces");
+    for (int pieces : {1, 2, 8}) {
+      expect_close(simulate_hierarchical(tiers.topology(pieces), S, fidelity), tiers.time(s, pieces),
+                   net + " in " + std::to_string(pieces) + " set by collectives.pieces");
+    }
+  }
+  // Neither the parts in turn nor the slowest part alone.
+  EXPECT_LT(tiers.time(s, P), 0.8 * tiers.time(s, 1));
+  EXPECT_GT(tiers.time(s, P), 1.05 * 2 * 3 * (s / 8 / 4 / 25e9));
+}
+
+TEST(HierarchicalClosedForm, WhereTheLinksInsideBindTheAllReducesAcrossHideUnderTheGathers) {
+  // 50 GB/s inside, 100 GB/s across: every piece's all-reduce finishes before the links
+  // inside come to its gather, so the step is the links inside, busy throughout: 2P·r.
+  const TwoTiers tiers{4, 8, 50e9, 1e-6, 100e9, 3e-6};
+  const std::uint64_t S = 840 * kMiB / 4;
+  const double s = static_cast<double>(S);
+  const int P = tiers.best_pieces(s);
+  ASSERT_GT(P, 1);
+  const double r = 7 * (2e-6 + s / P / (8 * 50e9));
+  EXPECT_DOUBLE_EQ(tiers.time(s, P), 2 * P * r);
+  for (auto fidelity : kBoth) {
+    expect_close(simulate_hierarchical(tiers.topology(0), S, fidelity), 2 * P * r,
+                 std::string(network::fidelity_name(fidelity)) + " in " + std::to_string(P) + " pieces");
+  }
+}
+
+TEST(HierarchicalClosedForm, SmallMessagesRunInOnePieceAsBefore) {
+  // At 64 KiB every piece's latency costs more than the overlap saves: the parts in turn.
+  const TwoTiers tiers{4, 8, 300e9, 1e-6, 25e9, 3e-6};
+  const std::uint64_t S = 64 * kKiB;
+  EXPECT_EQ(tiers.best_pieces(static_cast<double>(S)), 1);
+  for (auto fidelity : kBoth) {
+    expect_close(simulate_hierarchical(tiers.topology(0), S, fidelity), tiers.time(static_cast<double>(S), 1),
+                 "64 KiB");
+  }
+}
+
 /// Prints the largest error when the whole binary runs in one process (tools/bench does).
 class ReportWorstError : public ::testing::Environment {
  public:

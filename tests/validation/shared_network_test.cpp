@@ -103,7 +103,10 @@ INSTANTIATE_TEST_SUITE_P(BothNetworks, SharedNetwork,
                          ::testing::Values(network::Fidelity::kAnalytical, network::Fidelity::kContention),
                          [](const auto& p) { return std::string(network::fidelity_name(p.param)); });
 
-/// Two slices of a 4-chip ICI ring (50 GB/s, 1 us) joined by DCN of `dcn_Bps` per chip.
+/// Two slices of a 4-chip ICI ring (50 GB/s, 1 us) joined by DCN of `dcn_Bps` per chip. Its
+/// hierarchical collectives run their parts in turn (collectives.pieces: 1), each a phase:
+/// the tests below pin how phases share links. (In pieces, the parts overlap and make one
+/// phase: collective_closed_form_test.cpp, HierarchicalClosedForm.)
 topology::TopologySpec two_rings(double dcn_Bps, double ici_Bps = 50e9) {
   topology::MultisliceSpec m;
   m.slices = 2;
@@ -111,7 +114,9 @@ topology::TopologySpec two_rings(double dcn_Bps, double ici_Bps = 50e9) {
   m.slice.wraparound = {true};
   m.slice.link = topology::LinkSpec{ici_Bps, 1'000'000};
   m.dcn = topology::LinkSpec{dcn_Bps, 1'000'000};
-  return topology::TopologySpec{"two-rings", m};
+  topology::TopologySpec spec{"two-rings", m};
+  spec.collectives.hierarchical_pieces = 1;
+  return spec;
 }
 
 TEST(SharedNetworkPhases, ASlowDcnPhaseAddsToSharedIciLinksInsteadOfHidingUnderThem) {
