@@ -27,8 +27,8 @@ void EventQueue::push(const Event& event) {
   }
   const std::size_t b = bucket_of(event.time, last_);
   if (b == 0) {
-    now_.push_back(event);
-    std::push_heap(now_.begin(), now_.end(), later_tie);
+    fresh_.push_back(event);
+    std::push_heap(fresh_.begin(), fresh_.end(), later_tie);
   } else {
     buckets_[b].push_back(event);
     occupied_ |= 1ull << (b - 1);
@@ -53,13 +53,20 @@ void EventQueue::refill() {
   }
   from.clear();
   occupied_ &= ~(1ull << (b - 1));
-  std::make_heap(now_.begin(), now_.end(), later_tie);
+  std::sort(now_.begin(), now_.end(), later_tie);
+}
+
+std::vector<Event>& EventQueue::next_at_now() {
+  if (now_.empty() && fresh_.empty()) refill();
+  if (fresh_.empty()) return now_;
+  if (now_.empty()) return fresh_;
+  return now_.back().tie < fresh_.front().tie ? now_ : fresh_;
 }
 
 const Event& EventQueue::top() {
   if (!early_.empty()) return early_.front();
-  if (now_.empty()) refill();
-  return now_.front();
+  std::vector<Event>& next = next_at_now();
+  return &next == &now_ ? now_.back() : fresh_.front();
 }
 
 Event EventQueue::pop() {
@@ -70,10 +77,10 @@ Event EventQueue::pop() {
     --size_;
     return e;
   }
-  if (now_.empty()) refill();
-  std::pop_heap(now_.begin(), now_.end(), later_tie);
-  const Event e = now_.back();
-  now_.pop_back();
+  std::vector<Event>& next = next_at_now();
+  if (&next == &fresh_) std::pop_heap(fresh_.begin(), fresh_.end(), later_tie);
+  const Event e = next.back();
+  next.pop_back();
   --size_;
   return e;
 }

@@ -112,6 +112,33 @@ TEST(EventQueue, PushesBeforeAPeekedMinimumComeOutFirst) {
   EXPECT_EQ(order, expected);
 }
 
+TEST(EventQueue, MatchesASortWhenManyEventsShareATime) {
+  // Rounds of 60 events due at one time, then pops at that time that each may push another
+  // event due then (a contention-aware step's flows end thousands at one time, and each ending
+  // starts the next): the sorted run a refill brings down and the heap of later pushes both
+  // hold events that come next, and every pop must take the smaller of the two.
+  std::mt19937_64 rng(11);
+  EventQueue q;
+  std::vector<Event> pending;
+  auto push = [&](SimTime t) {
+    const Event e{t, make_tie(static_cast<Priority>(rng() % 3), static_cast<EntityId>(rng() % 1000),
+                              static_cast<std::uint32_t>(rng())), 0, 0, 0, 0};
+    pending.push_back(e);
+    q.push(e);
+  };
+  for (SimTime t = 10; t <= 2000; t += 10) {
+    for (int i = 0; i < 60; ++i) push(t + static_cast<SimTime>(rng() % 2) * 5);
+    for (int i = 0; i < 60; ++i) {
+      const Event popped = q.pop();
+      const auto it = std::min_element(pending.begin(), pending.end(), event_before);
+      ASSERT_EQ(popped.time, it->time);
+      ASSERT_EQ(popped.tie, it->tie);
+      pending.erase(it);
+      if (rng() % 2 == 0) push(popped.time);
+    }
+  }
+}
+
 TEST(EventQueue, MatchesASortWhenPushesFollowPeeks) {
   // Pushes between the last popped time and a peeked minimum, as a partitioned run's windows do.
   check_against_sort(7, 29, 4);
