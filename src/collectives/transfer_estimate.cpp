@@ -204,11 +204,19 @@ double estimate_cost(const topology::Topology& topo, const CollectiveSpec& spec,
 
 double max_cost(const topology::Topology& topo, Op op, const Group& group, std::size_t groups) {
   // Transfer counts do not depend on the size but for the pieces of a broadcast (at most 64)
-  // and NCCL's choice of algorithm: a large message stands for the first, every algorithm
-  // NCCL could choose for the second.
+  // or a hierarchical collective (at most 8) and NCCL's choice of algorithm: a large message
+  // stands for the first, every algorithm NCCL could choose for the second.
+  // A hierarchical collective's pieces grow with the size up to kMaxHierarchicalPieces (or
+  // are the topology's collectives.pieces): its count at the large message is scaled to that.
   const CollectiveSpec large{op, Algorithm::kAuto, std::uint64_t{1} << 30};
   const auto system = detail::nccl_system(topo, group);
-  if (!system || !nccl::tuned(op)) return estimate_cost(topo, large, group, groups);
+  if (!system || !nccl::tuned(op)) {
+    const double cost = estimate_cost(topo, large, group, groups);
+    if (resolve_algorithm(topo, large, group) != Algorithm::kHierarchical) return cost;
+    const int most = topo.collectives().hierarchical_pieces > 0 ? topo.collectives().hierarchical_pieces
+                                                                : kMaxHierarchicalPieces;
+    return cost * most / detail::hierarchical_pieces(topo, large, group);
+  }
   const double nodes = system->nodes;
   const double g = group.size() / nodes;
   double most = 0;
