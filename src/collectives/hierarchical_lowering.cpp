@@ -200,22 +200,26 @@ void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int
 
 }  // namespace
 
+TierDims tier_dims(const topology::Topology& topo, const Group& group) {
+  TierDims dims;
+  for (std::size_t d = 0; d < group.dims.size(); ++d) {
+    if (group.dims[d].size < 2) continue;
+    const topology::LinkTier tier = topo.axes()[static_cast<std::size_t>(group.dims[d].axis)].tier;
+    (topology::is_slow_tier(tier) ? dims.outer : dims.inner).push_back(d);
+  }
+  return dims;
+}
+
 void lower_hierarchical(const topology::Topology& topo, const CollectiveSpec& spec,
                         const std::vector<Group>& groups, bool alone, const Frontier& start, Frontier& end,
                         Schedule& schedule) {
   // Split every group into its fast-tier part (inside slices/nodes) and its slow-tier part.
-  std::vector<std::size_t> inner_dims;
-  std::vector<std::size_t> outer_dims;
-  const Group& shape = groups.front();
-  for (std::size_t d = 0; d < shape.dims.size(); ++d) {
-    if (shape.dims[d].size < 2) continue;
-    (topology::is_slow_tier(topo.axes()[static_cast<std::size_t>(shape.dims[d].axis)].tier) ? outer_dims : inner_dims).push_back(d);
-  }
+  const TierDims dims = tier_dims(topo, groups.front());
   std::vector<Group> inner;
   std::vector<Group> outer;
   for (const Group& g : groups) {
-    for (Group& s : split(g, inner_dims)) inner.push_back(std::move(s));
-    for (Group& s : split(g, outer_dims)) outer.push_back(std::move(s));
+    for (Group& s : split(g, dims.inner)) inner.push_back(std::move(s));
+    for (Group& s : split(g, dims.outer)) outer.push_back(std::move(s));
   }
   // After the inner reduce-scatter each chip holds 1/inner_size of the array; only that
   // shard crosses the slow network, a ring per position (ring_lowering.cpp's order).

@@ -108,14 +108,8 @@ int hierarchical_pieces(const topology::Topology& topo, const CollectiveSpec& sp
 }
 
 int hierarchical_pieces(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group) {
-  std::vector<std::size_t> inner_dims;
-  std::vector<std::size_t> outer_dims;
-  for (std::size_t d = 0; d < group.dims.size(); ++d) {
-    if (group.dims[d].size < 2) continue;
-    const topology::LinkTier tier = topo.axes()[static_cast<std::size_t>(group.dims[d].axis)].tier;
-    (topology::is_slow_tier(tier) ? outer_dims : inner_dims).push_back(d);
-  }
-  return hierarchical_pieces(topo, spec, split(group, inner_dims).front(), split(group, outer_dims).front());
+  const TierDims dims = tier_dims(topo, group);
+  return hierarchical_pieces(topo, spec, split(group, dims.inner).front(), split(group, dims.outer).front());
 }
 
 }  // namespace podsim::collectives::detail

@@ -81,6 +81,14 @@ void lower_torus(const topology::Topology& topo, const CollectiveSpec& spec, con
 void lower_dimension_ordered(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group,
                              const Frontier& start, Frontier& end, Schedule& schedule);
 
+/// The dimensions of `group` (positions in group.dims, of 2 or more chips) on the fast tier
+/// (inside slices or nodes) and on the slow one (across them): a hierarchical collective's parts.
+struct TierDims {
+  std::vector<std::size_t> inner;
+  std::vector<std::size_t> outer;
+};
+TierDims tier_dims(const topology::Topology& topo, const Group& group);
+
 /// How many pieces (1 to kMaxHierarchicalPieces) a hierarchical collective of `spec` over
 /// groups of `inner` inside slices (nodes) and `outer` across them is cut into, so that one
 /// piece's part across overlaps the next piece's part inside (lower_hierarchical): the

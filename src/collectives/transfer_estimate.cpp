@@ -106,15 +106,9 @@ double dimension_ordered(const CollectiveSpec& spec, const Group& group) {
 /// lowered alone, so with 3 or more slices only the first two run, each ring across them a
 /// ring of two with the full ring's steps (lower_hierarchical; the slices assumed alike).
 double hierarchical(const topology::Topology& topo, const CollectiveSpec& spec, const Group& group, bool period) {
-  std::vector<std::size_t> inner_dims;
-  std::vector<std::size_t> outer_dims;
-  for (std::size_t d = 0; d < group.dims.size(); ++d) {
-    if (group.dims[d].size < 2) continue;
-    (topology::is_slow_tier(topo.axes()[static_cast<std::size_t>(group.dims[d].axis)].tier) ? outer_dims : inner_dims)
-        .push_back(d);
-  }
-  const Group inner = split(group, inner_dims).front();
-  const Group outer = split(group, outer_dims).front();
+  const detail::TierDims dims = detail::tier_dims(topo, group);
+  const Group inner = split(group, dims.inner).front();
+  const Group outer = split(group, dims.outer).front();
   const double n = group.size();
   const double slices = outer.size();
   const bool two = period && slices >= 3;
