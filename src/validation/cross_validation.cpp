@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "config/component_config.hpp"
@@ -40,11 +41,19 @@ class CrossValidation {
     for (const CsvRow& row : rows) by_id_[row.at("id")] = row;
   }
 
+  /// validate() of the rows `ids` with `overrides`. A row simulated before with the same
+  /// overrides is not simulated again: the fits of one family without each source try mostly
+  /// the same constants on mostly the same rows.
   ValidationReport run(const std::vector<std::string>& ids, const Overrides& overrides, const std::string& what) {
     if (progress_) progress_(what);
-    std::vector<CsvRow> subset;
-    for (const auto& id : ids) subset.push_back(by_id_.at(id));
-    return validate(subset, catalog_, overrides);
+    const std::string with = key_of(overrides);
+    std::vector<RowOutcome> outcomes;
+    for (const auto& id : ids) {
+      auto it = outcomes_.find({id, with});
+      if (it == outcomes_.end()) it = outcomes_.emplace(std::make_pair(id, with), validate_row(by_id_.at(id), catalog_, overrides)).first;
+      outcomes.push_back(it->second);
+    }
+    return summarise(std::move(outcomes));
   }
 
   /// The `constant` of `hardware` minimising the MAPE over `ids` (tools/calibrate's search).
@@ -78,9 +87,24 @@ class CrossValidation {
   }
 
  private:
+  /// The overrides as text, every value exactly (17 significant digits).
+  static std::string key_of(const Overrides& o) {
+    std::string key;
+    char value[32];
+    for (const auto* map : {&o.matmul, &o.training}) {
+      key += map == &o.matmul ? "matmul:" : "training:";
+      for (const auto& [hardware, v] : *map) {
+        std::snprintf(value, sizeof value, "%.17g", v);
+        key += hardware + "=" + value + ";";
+      }
+    }
+    return key;
+  }
+
   const Catalog& catalog_;
   const CrossProgress& progress_;
   std::map<std::string, CsvRow> by_id_;
+  std::map<std::pair<std::string, std::string>, RowOutcome> outcomes_;  ///< by (row id, overrides)
   std::map<std::pair<std::string, std::vector<std::string>>, double> fits_;
 };
 

@@ -123,70 +123,72 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
 
 }  // namespace
 
-ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog, const Overrides& overrides) {
+RowOutcome validate_row(const CsvRow& stated, const Catalog& catalog, const Overrides& overrides) {
+  RowOutcome out;
+  CsvRow row = stated;
+  const std::string id = row.at("id");
+  std::string launch;
+  if (const auto fact = catalog.launch.find(id); fact != catalog.launch.end()) launch = apply_launch_facts(row, fact->second);
+  auto skip = [&](const std::string& reason) {
+    out.skipped = SkippedRow{id, row.line, reason};
+    return out;
+  };
+  const auto metric = metric_of(row);
+  if (!metric) return skip("measured_metric \"" + row.at("measured_metric") + "\" is not one podsim predicts");
+  double measured = 0;
+  try {
+    measured = std::stod(row.at("measured_value"));
+  } catch (const std::exception&) {
+    return skip("measured_value \"" + row.at("measured_value") + "\" is not a number");
+  }
+  if (!(measured > 0)) return skip("measured_value is not positive");
+  RowCase c;
+  try {
+    c = express(row, catalog);
+  } catch (const InputError& e) {
+    return skip(e.what());
+  }
+  if (std::holds_alternative<std::monostate>(c.what)) return skip(c.skip_reason);
+  if (auto* training = std::get_if<TrainingCase>(&c.what)) {
+    hardware::ChipSpec& chip = training->scenario.chip;
+    if (const auto o = overrides.matmul.find(chip.name); o != overrides.matmul.end()) chip.efficiency.matmul = o->second;
+    if (const auto o = overrides.training.find(chip.name); o != overrides.training.end()) {
+      chip.efficiency.training = o->second;
+    }
+  }
+  RowResult r;
+  r.id = id;
+  r.line = row.line;
+  r.family = c.family;
+  r.source = source_key(row.at("source"));
+  r.metric = row.at("measured_metric");
+  r.measured = measured;
+  r.assumptions = c.assumptions;
+  if (!launch.empty()) r.assumptions.insert(r.assumptions.begin(), "launch configuration: " + launch);
+  try {
+    if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
+      simulate_training(*training, r);
+    } else {
+      r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what), r);
+    }
+  } catch (const InputError& e) {
+    return skip(std::string("cannot run as given: ") + e.what());
+  }
+  r.error = (r.predicted - r.measured) / r.measured;
+  out.result = std::move(r);
+  return out;
+}
+
+ValidationReport summarise(std::vector<RowOutcome>&& outcomes) {
   ValidationReport report;
   std::map<std::string, std::pair<double, int>> sums;
   std::map<std::string, std::pair<double, int>> source_sums;
-  for (const CsvRow& stated : rows) {
-    CsvRow row = stated;
-    const std::string id = row.at("id");
-    std::string launch;
-    if (const auto fact = catalog.launch.find(id); fact != catalog.launch.end()) launch = apply_launch_facts(row, fact->second);
-    auto skip = [&](const std::string& reason) { report.skipped.push_back({id, row.line, reason}); };
-    const auto metric = metric_of(row);
-    if (!metric) {
-      skip("measured_metric \"" + row.at("measured_metric") + "\" is not one podsim predicts");
+  for (RowOutcome& o : outcomes) {
+    if (!o.result) {
+      report.skipped.push_back(std::move(o.skipped));
       continue;
     }
-    double measured = 0;
-    try {
-      measured = std::stod(row.at("measured_value"));
-    } catch (const std::exception&) {
-      skip("measured_value \"" + row.at("measured_value") + "\" is not a number");
-      continue;
-    }
-    if (!(measured > 0)) {
-      skip("measured_value is not positive");
-      continue;
-    }
-    RowCase c;
-    try {
-      c = express(row, catalog);
-    } catch (const InputError& e) {
-      skip(e.what());
-      continue;
-    }
-    if (std::holds_alternative<std::monostate>(c.what)) {
-      skip(c.skip_reason);
-      continue;
-    }
-    if (auto* training = std::get_if<TrainingCase>(&c.what)) {
-      hardware::ChipSpec& chip = training->scenario.chip;
-      if (const auto o = overrides.matmul.find(chip.name); o != overrides.matmul.end()) chip.efficiency.matmul = o->second;
-      if (const auto o = overrides.training.find(chip.name); o != overrides.training.end()) {
-        chip.efficiency.training = o->second;
-      }
-    }
-    RowResult r;
-    r.id = id;
-    r.line = row.line;
-    r.family = c.family;
-    r.source = source_key(row.at("source"));
-    r.metric = row.at("measured_metric");
-    r.measured = measured;
-    r.assumptions = c.assumptions;
-    if (!launch.empty()) r.assumptions.insert(r.assumptions.begin(), "launch configuration: " + launch);
-    try {
-      if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
-        simulate_training(*training, r);
-      } else {
-        r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what), r);
-      }
-    } catch (const InputError& e) {
-      skip(std::string("cannot run as given: ") + e.what());
-      continue;
-    }
-    r.error = (r.predicted - r.measured) / r.measured;
+    RowResult& r = *o.result;
     for (auto* map : {&sums, &source_sums}) {
       auto& [sum, count] = (*map)[map == &sums ? r.family : r.source];
       sum += std::fabs(r.error);
@@ -202,6 +204,12 @@ ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalo
   for (const auto& [source, sc] : source_sums) report.mape_by_source[source] = sc.first / sc.second;
   report.mape = report.rows.empty() ? 0 : total / double(report.rows.size());
   return report;
+}
+
+ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog, const Overrides& overrides) {
+  std::vector<RowOutcome> outcomes;
+  for (const CsvRow& row : rows) outcomes.push_back(validate_row(row, catalog, overrides));
+  return summarise(std::move(outcomes));
 }
 
 }  // namespace podsim::validation

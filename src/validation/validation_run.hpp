@@ -71,6 +71,19 @@ struct Overrides {
   }
 };
 
+/// One row validated: its result, or (no result) why it was skipped.
+struct RowOutcome {
+  std::optional<RowResult> result;
+  SkippedRow skipped;
+};
+
+/// One row of validate(): what it depends on is the row, the catalog and the overrides of the
+/// row's own chip.
+RowOutcome validate_row(const CsvRow& row, const Catalog& catalog, const Overrides& overrides = {});
+
+/// The report of validate() over rows validated one by one, in their order.
+ValidationReport summarise(std::vector<RowOutcome>&& outcomes);
+
 /// Simulates every row it can express (training steps on the analytical network, with the
 /// knobs a row leaves open chosen by the planner; collectives like nccl-tests) and compares
 /// with the measured value in the row's own metric and FLOP-counting convention
