@@ -161,8 +161,8 @@ void lower_part(const topology::Topology& topo, Part part, std::uint64_t bytes, 
 /// starts a part once its previous part is done and the links the part runs on (inside or
 /// across) have done that part of piece k − 1 and every earlier part they carry: so piece k's
 /// part across runs while piece k + 1 reduce-scatters inside, and the links inside gather the
-/// pieces back once they have scattered them all. Their parts overlap in time, so the pieces
-/// make one phase.
+/// pieces back once they have scattered them all. Their parts overlap in time: the phases are
+/// then the links inside (every piece's parts inside) and across, a pipeline of `pieces`.
 void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int pieces, const Places& at,
                  const Frontier& start, Frontier& end, Schedule& schedule) {
   const std::vector<Part> parts = parts_of(spec.op);
@@ -179,7 +179,6 @@ void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int
   }
   const std::uint64_t piece = share(spec.bytes, static_cast<std::uint64_t>(pieces));
   const std::uint32_t phase = schedule.phase();
-  const auto first = static_cast<TransferIndex>(schedule.size());
   std::vector<Frontier> done(static_cast<std::size_t>(pieces), start);  // each piece's last part
   std::optional<Frontier> links[2];  // the last part lowered inside [0] and across [1]
   for (std::size_t j = 0; j < parts.size(); ++j) {
@@ -188,13 +187,16 @@ void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int
       Frontier from = j == 0 && busy ? *busy : piece_done;
       if (j > 0 && busy) from.merge(*busy);
       Frontier to(start.chips());
+      const auto first = static_cast<TransferIndex>(schedule.size());
       schedule.set_phase(phase);
       lower_part(topo, parts[j], piece, at, from, to, schedule);
+      schedule.set_phase_of(first, phase + (parts[j].across ? 1 : 0));
       piece_done = to;
       busy = std::move(to);
     }
   }
-  schedule.merge_phases(first, phase);
+  schedule.recount_phases(phase + 1);
+  schedule.set_pipeline_pieces(pieces);
   end.merge(done.back());
 }
 

@@ -23,13 +23,14 @@ TransferIndex Schedule::add(VertexId src, VertexId dst, std::uint64_t bytes,
   return index;
 }
 
-void Schedule::merge_phases(TransferIndex first, std::uint32_t p) {
-  std::uint32_t last = p;
-  for (TransferIndex i = 0; i < transfers_.size(); ++i) {
-    if (i >= first) transfers_[i].phase = p;
-    last = std::max(last, transfers_[i].phase);
-  }
-  current_phase_ = p;
+void Schedule::set_phase_of(TransferIndex first, std::uint32_t p) {
+  for (TransferIndex i = first; i < transfers_.size(); ++i) transfers_[i].phase = p;
+}
+
+void Schedule::recount_phases(std::uint32_t current) {
+  std::uint32_t last = current;
+  for (const PlannedTransfer& t : transfers_) last = std::max(last, t.phase);
+  current_phase_ = current;
   phases_ = last + 1;
 }
 

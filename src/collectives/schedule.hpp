@@ -54,9 +54,17 @@ class Schedule {
   }
   /// The phase after the current one.
   void next_phase() { set_phase(current_phase_ + 1); }
-  /// The transfers from `first` on run as a pipeline whose parts overlap in time (a
-  /// hierarchical collective in pieces): they become one phase, `p`, which is then current.
-  void merge_phases(TransferIndex first, std::uint32_t p);
+  /// Puts the transfers from `first` on in phase `p` (a part of a pipeline, whose parts'
+  /// phases a lowering assigns itself); recount_phases() then makes the count right again.
+  void set_phase_of(TransferIndex first, std::uint32_t p);
+  /// The phase count made 1 + the highest phase of any transfer; `current` becomes current.
+  void recount_phases(std::uint32_t current);
+  /// A pipeline: its phases are the sets of links its parts load (a hierarchical collective's
+  /// inside and across the slices), which overlap in time, in `pieces` pieces, so a phase's
+  /// busiest link is not added to the others' but waits only for one piece of them
+  /// (NetworkCommModel::charge). 1: phases run one after the other.
+  void set_pipeline_pieces(int pieces) { pipeline_pieces_ = pieces; }
+  int pipeline_pieces() const { return pipeline_pieces_; }
   std::uint32_t phase() const { return current_phase_; }
   /// 1 + the highest phase any transfer was added in.
   std::uint32_t phases() const { return phases_; }
@@ -124,6 +132,7 @@ class Schedule {
   double left_out_transfers_ = 0;
   double left_out_bytes_ = 0;
   std::uint32_t phases_ = 1;
+  int pipeline_pieces_ = 1;
   std::vector<LinkImage> link_images_;
   std::vector<HopImage> hop_images_;
   bool mirrored_ = false;

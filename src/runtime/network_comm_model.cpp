@@ -196,14 +196,17 @@ NetworkCommModel::PhasePairs NetworkCommModel::sorted(
 }
 
 NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
-                                                 const std::vector<collectives::Group>* groups) const {
+                                                 const std::vector<collectives::Group>* groups, int pieces) const {
   // What the analytical network charges each link (AnalyticalNetwork::send), summed without
   // simulating: loads do not depend on when the transfers run. Phases run one after the
   // other, so the bandwidth part is the sum over phases of each phase's busiest link: a
   // slow DCN phase and a shared ICI phase add up, they do not hide each other. The sharing
   // solver spreads a communication's load over its whole bandwidth part, so a class is
   // charged its largest share in any phase: two phased collectives in step contend in every
-  // phase (the sharing errs towards contention, as for uneven classes).
+  // phase (the sharing errs towards contention, as for uneven classes). A pipeline's phases
+  // (a hierarchical collective in P pieces: the links inside the slices, the links across)
+  // overlap: its bandwidth part is its busiest phase's plus 1/P of each other phase's, what
+  // the first and last pieces leave outside the busiest (docs/collectives.md).
   // Byte counts are integers, so the per-pair sums are exact in any order; the pairs are
   // walked in sorted order so the links' floating-point sums are reproducible.
   Loads out;
@@ -211,6 +214,7 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   std::vector<SimTime> in_phase(phases.size() > 1 ? link_count_ : 0, 0);
   if (phases.size() > 1) out.class_share.assign(class_count_, 0.0);
   std::vector<topology::LinkId> touched;
+  std::vector<SimTime> phase_most;  // each phase's busiest link
   auto add = [&](std::uint64_t pair, double size) {
     for (const topology::LinkId id : route(pair)) {
       const SimTime busy = transfer_time_ps(size, topo_.link(id).bandwidth_Bps);
@@ -243,9 +247,18 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
       in_phase[id] = 0;
     }
     touched.clear();
-    out.bandwidth_ps += most;
+    phase_most.push_back(most);
   }
-  if (in_phase.empty()) out.bandwidth_ps = busiest(out.links);
+  if (in_phase.empty()) {
+    out.bandwidth_ps = busiest(out.links);
+  } else if (pieces > 1) {
+    const SimTime largest = *std::max_element(phase_most.begin(), phase_most.end());
+    SimTime rest = 0;
+    for (const SimTime m : phase_most) rest += m;
+    out.bandwidth_ps = largest + (rest - largest) / pieces;
+  } else {
+    for (const SimTime m : phase_most) out.bandwidth_ps += m;
+  }
   return out;
 }
 
@@ -272,7 +285,7 @@ NetworkCommModel::PhasePairs NetworkCommModel::whole_pairs(const collectives::Sc
 }
 
 NetworkCommModel::Loads NetworkCommModel::route_loads(const collectives::Schedule& schedule) const {
-  return charge(whole_pairs(schedule), nullptr);
+  return charge(whole_pairs(schedule), nullptr, schedule.pipeline_pieces());
 }
 
 namespace {
@@ -318,7 +331,7 @@ std::optional<NetworkCommModel::Loads> NetworkCommModel::mapped_loads(
   // The first group's traffic between member positions, replayed on every group's chips.
   const auto pairs = position_pairs(first, groups.front());
   if (!pairs) return std::nullopt;
-  return charge(*pairs, &groups);
+  return charge(*pairs, &groups, first.pipeline_pieces());
 }
 
 bool NetworkCommModel::disjoint_images(const PhasePairs& pairs, const std::vector<collectives::Group>& groups) const {
@@ -388,7 +401,7 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
       if (pairs && disjoint_images(*pairs, groups)) {
         const collectives::ScheduleResult own = run(one);
         const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
-        const Loads loads = charge(*pairs, &groups);
+        const Loads loads = charge(*pairs, &groups, one.pipeline_pieces());
         Result r = profile_of(loads, time, loads.bandwidth_ps);
         r.how = Measured::kOneGroup | how_run(one);
         return r;
