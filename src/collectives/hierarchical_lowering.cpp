@@ -179,6 +179,7 @@ void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int
   }
   const std::uint64_t piece = share(spec.bytes, static_cast<std::uint64_t>(pieces));
   const std::uint32_t phase = schedule.phase();
+  const bool alone = schedule.size() == 0;  // nothing else's phases to mistake for the pipeline's
   std::vector<Frontier> done(static_cast<std::size_t>(pieces), start);  // each piece's last part
   std::optional<Frontier> links[2];  // the last part lowered inside [0] and across [1]
   for (std::size_t j = 0; j < parts.size(); ++j) {
@@ -196,7 +197,9 @@ void lower_parts(const topology::Topology& topo, const CollectiveSpec& spec, int
     }
   }
   schedule.recount_phases(phase + 1);
-  schedule.set_pipeline_pieces(pieces);
+  // Charged as a pipeline only where the schedule holds nothing else (what NetworkCommModel
+  // measures); beside other collectives its two phases are charged in turn, erring long.
+  if (alone) schedule.set_pipeline_pieces(pieces);
   end.merge(done.back());
 }
 

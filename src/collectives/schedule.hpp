@@ -62,7 +62,8 @@ class Schedule {
   /// A pipeline: its phases are the sets of links its parts load (a hierarchical collective's
   /// inside and across the slices), which overlap in time, in `pieces` pieces, so a phase's
   /// busiest link is not added to the others' but waits only for one piece of them
-  /// (NetworkCommModel::charge). 1: phases run one after the other.
+  /// (NetworkCommModel::charge). 1: phases run one after the other. Set by a lowering that
+  /// is the only one on its schedule.
   void set_pipeline_pieces(int pieces) { pipeline_pieces_ = pieces; }
   int pipeline_pieces() const { return pipeline_pieces_; }
   std::uint32_t phase() const { return current_phase_; }
