@@ -251,13 +251,12 @@ NetworkCommModel::Loads NetworkCommModel::charge(const PhasePairs& phases,
   }
   if (in_phase.empty()) {
     out.bandwidth_ps = busiest(out.links);
-  } else if (pieces > 1) {
-    const SimTime largest = *std::max_element(phase_most.begin(), phase_most.end());
-    SimTime rest = 0;
-    for (const SimTime m : phase_most) rest += m;
-    out.bandwidth_ps = largest + (rest - largest) / pieces;
   } else {
-    for (const SimTime m : phase_most) out.bandwidth_ps += m;
+    // In one piece (phases in turn) this is the sum of the phases, exactly: integers.
+    const SimTime largest = *std::max_element(phase_most.begin(), phase_most.end());
+    SimTime all = 0;
+    for (const SimTime m : phase_most) all += m;
+    out.bandwidth_ps = largest + (all - largest) / pieces;
   }
   return out;
 }

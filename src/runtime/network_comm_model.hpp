@@ -170,9 +170,9 @@ class NetworkCommModel final : public CommModel {
   /// routes) when its parts run one after another, else its busiest link.
   Loads loads_of(const collectives::Schedule& schedule, collectives::ScheduleResult&& run) const;
   /// Charges `phases`' transfers along their routes: as given (`groups` null), or between
-  /// member positions replayed on every group's chips. `pieces` > 1: the phases are a
-  /// pipeline's (Schedule::pipeline_pieces), which overlap.
-  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups, int pieces = 1) const;
+  /// member positions replayed on every group's chips. `pieces`: the schedule's
+  /// Schedule::pipeline_pieces (> 1: its phases are a pipeline's, which overlap).
+  Loads charge(const PhasePairs& phases, const std::vector<collectives::Group>* groups, int pieces) const;
   /// `schedule`'s bytes per hop (source << 32 | destination), per phase: where it is a
   /// symmetric period, the whole collective's, every hop summed onto the hops it stands for.
   static PhasePairs whole_pairs(const collectives::Schedule& schedule);
