@@ -85,4 +85,20 @@ Event EventQueue::pop() {
   return e;
 }
 
+std::vector<Event> EventQueue::pending() const {
+  std::vector<Event> all(early_.begin(), early_.end());
+  all.insert(all.end(), now_.begin(), now_.end());
+  all.insert(all.end(), fresh_.begin(), fresh_.end());
+  for (const auto& bucket : buckets_) all.insert(all.end(), bucket.begin(), bucket.end());
+  std::sort(all.begin(), all.end(), event_before);
+  return all;
+}
+
+std::vector<Event> EventQueue::drain(SimTime at) {
+  std::vector<Event> all = pending();
+  *this = EventQueue{};
+  last_ = at;
+  return all;
+}
+
 }  // namespace podsim::core

@@ -39,6 +39,11 @@ class EventQueue {
   /// Removes and returns the next event. Precondition: !empty().
   Event pop();
   void reserve(std::size_t n) { now_.reserve(n / 8 + 16); }
+  /// Every pending event, in order (the queue is unchanged).
+  std::vector<Event> pending() const;
+  /// Removes every pending event and returns them in order; the queue then takes events
+  /// from `at` on (a run moved forward in time: Simulator::move_forward).
+  std::vector<Event> drain(SimTime at);
 
  private:
   static std::size_t bucket_of(SimTime time, SimTime last);

@@ -66,6 +66,19 @@ void Simulator::insert(const Event& event) {
   queue_.push(event);
 }
 
+void Simulator::move_forward(SimTime by, std::uint64_t events, const std::function<void(Event&)>& edit) {
+  if (by < 0 || now_ > kMaxStepPs - by) throw SimulationError("a run moved beyond the simulator's horizon of 2^60 ps");
+  now_ += by;
+  std::vector<Event> pending = queue_.drain(now_);
+  for (Event& e : pending) {
+    if (e.time > kMaxStepPs - by) throw SimulationError("a run moved beyond the simulator's horizon of 2^60 ps");
+    e.time += by;
+    edit(e);
+    queue_.push(e);
+  }
+  events_processed_ += events;
+}
+
 void Simulator::run_window(SimTime end) {
   while (!queue_.empty() && queue_.top_time() < end) {
     const Event event = queue_.pop();

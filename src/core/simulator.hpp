@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/event.hpp"
@@ -55,6 +56,14 @@ class Simulator {
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t pending() const { return queue_.size(); }
   void reserve(std::size_t pending_events) { queue_.reserve(pending_events); }
+  /// Every pending event, in the order they will run.
+  std::vector<Event> pending_events() const { return queue_.pending(); }
+  /// Moves the run `by` ps forward: the clock and every pending event (each passed to `edit`
+  /// with its new time, to move what its payload refers to), in their order, and counts
+  /// `events` processed that were not simulated. For a handler that has found its state
+  /// repeating (runtime/steady_state.hpp); the events pushed afterwards follow the pending
+  /// ones in the tie order as they would have.
+  void move_forward(SimTime by, std::uint64_t events, const std::function<void(Event&)>& edit);
 
  private:
   Synchronizer* sync_;

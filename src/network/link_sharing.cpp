@@ -1,6 +1,7 @@
 #include "network/link_sharing.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace podsim::network {
@@ -18,6 +19,29 @@ void LinkSharing::touch(std::uint32_t resource) {
     resources_[resource].dirty = true;
     dirty_.push_back(resource);
   }
+}
+
+void LinkSharing::append_state(std::vector<std::uint64_t>& out) const {
+  out.push_back(activities_.size());
+  for (const Activity& a : activities_) {
+    out.push_back(a.alive ? 1 : 0);
+    if (!a.alive) continue;  // what a reused id had is overwritten by add()
+    out.push_back(std::bit_cast<std::uint64_t>(a.rate));
+    out.push_back(a.uses.size());
+    for (const ResourceUse& u : a.uses) {
+      out.push_back(u.resource);
+      out.push_back(std::bit_cast<std::uint64_t>(u.fraction));
+    }
+  }
+  for (const Resource& r : resources_) {
+    out.push_back(r.users.size() << 1 | (r.dirty ? 1 : 0));
+    out.insert(out.end(), r.users.begin(), r.users.end());
+  }
+  for (const auto* ids : {&free_ids_, &dirty_, &pending_}) {
+    out.push_back(ids->size());
+    out.insert(out.end(), ids->begin(), ids->end());
+  }
+  out.push_back(active_);
 }
 
 LinkSharing::ActivityId LinkSharing::add(const std::vector<ResourceUse>& uses) {

@@ -51,6 +51,10 @@ class LinkSharing {
   /// Share of resource `r` in use at the current rates: Σ fraction × rate over its users
   /// (0 … 1 after solve()).
   double load(std::uint32_t r) const;
+  /// Appends everything later solves depend on (activities, their uses and rates, each
+  /// resource's users in order, ids to reuse), not the solver's scratch: two sharings whose
+  /// states append equal words share the same way from then on.
+  void append_state(std::vector<std::uint64_t>& out) const;
 
  private:
   struct Activity {

@@ -26,6 +26,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <vector>
 
 #include "collectives/collective_spec.hpp"
@@ -70,6 +72,16 @@ class ChipSharing {
   /// reads its own operand for every byte received. An all-reduce is half reduce-scatter, half
   /// all-gather. A pipeline send: the sender reads it, the receiver writes it (`sent` each).
   static double hbm_bytes(collectives::Op op, double sent);
+  /// Appends what rate() and later holds and draws depend on (steady_state.hpp compares it).
+  void append_state(std::vector<std::uint64_t>& out) const {
+    for (const auto& units : held_) {
+      out.push_back(units.size());
+      out.insert(out.end(), units.begin(), units.end());
+    }
+    out.push_back(static_cast<std::uint64_t>(taken_));
+    out.push_back(std::bit_cast<std::uint64_t>(drawn_));
+    out.push_back(static_cast<std::uint64_t>(drawing_));
+  }
 
  private:
   /// The least share of HBM bandwidth memory-bound compute keeps beside communication.

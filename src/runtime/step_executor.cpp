@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
 #include "collectives/collective_spec.hpp"
 #include "core/simulator.hpp"
 #include "runtime/chip_sharing.hpp"
+#include "runtime/steady_state.hpp"
 #include "util/error.hpp"
 
 namespace podsim::runtime {
@@ -25,7 +28,8 @@ constexpr SimTime kNotDone = -1;
 
 class Executor final : public core::EventHandler {
  public:
-  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, Recording recording)
+  Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, Recording recording,
+           Repeats repeats)
       : plan_(plan),
         comm_(comm),
         input_(input),
@@ -33,7 +37,8 @@ class Executor final : public core::EventHandler {
         sharing_(comm.resources()),
         recorder_(plan, recording),
         loads_(recording == Recording::kTimeline ? comm.resources() : 0),
-        touched_flag_(plan.stages.size(), 0) {
+        touched_flag_(plan.stages.size(), 0),
+        steady_(repeats == Repeats::kSkip && recording == Recording::kTotals && !input.limits()) {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       const auto& program = plan.stages[s];
       State& st = stages_[s];
@@ -52,6 +57,14 @@ class Executor final : public core::EventHandler {
       st.result.multiplicity = plan.replicas_per_stage;
       st.result.compute_host_bound_ps = program.host_bound_ps;
     }
+    if (steady_) {
+      for (const auto& program : plan.stages) {
+        periods_.emplace_back(program);
+        std::vector<std::uint32_t>& place = position_.emplace_back(program.tasks.size());
+        std::array<std::uint32_t, parallelism::kStreams> seen{};
+        for (std::size_t i = 0; i < program.tasks.size(); ++i) place[i] = seen[static_cast<std::size_t>(program.tasks[i].stream)]++;
+      }
+    }
   }
 
   ExecutionResult run() {
@@ -59,6 +72,7 @@ class Executor final : public core::EventHandler {
     core::Simulator sim(sync);
     for (std::size_t s = 0; s < stages_.size(); ++s) sim.bind(static_cast<core::EntityId>(s), *this);
     for (std::size_t s = 0; s < stages_.size(); ++s) advance(sim, s);
+    snapshot_due_ = false;  // snapshots are taken at the end of an event's handling
     sim.run();
     ExecutionResult out;
     for (const State& st : stages_) {
@@ -77,6 +91,7 @@ class Executor final : public core::EventHandler {
       out.stages.push_back(st.result);
     }
     out.events = sim.events_processed();
+    out.repeated_periods = repeated_periods_;
     out.critical_path = recorder_.critical_path();
     out.timeline = recorder_.take_timeline();
     // Per stage and stream, in time order (compute spans are recorded when they end).
@@ -134,7 +149,7 @@ class Executor final : public core::EventHandler {
       stream.running_compute = false;
     } else if (e.kind == kMessage) {
       st.messages[static_cast<std::uint32_t>(e.a & 0xFFFF'FFFFu)] =
-          Arrival{sim.now(), static_cast<SimTime>(e.b), static_cast<std::uint32_t>(e.a >> 32)};
+          Arrival{sim.now(), static_cast<SimTime>(e.b), static_cast<std::uint32_t>(e.a >> 32), e.origin()};
     } else if (e.kind == kBandwidthDone) {
       Flight& f = flights_[e.a];
       if (f.version != e.b) return;  // rescheduled since: a later event stands for it
@@ -150,6 +165,7 @@ class Executor final : public core::EventHandler {
       complete(sim, static_cast<std::uint32_t>(e.a));
     }
     advance(sim, s);
+    if (snapshot_due_) steady_state(sim);
   }
 
  private:
@@ -214,6 +230,7 @@ class Executor final : public core::EventHandler {
     SimTime at = 0;
     SimTime issued = 0;       // when the sender had the data ready
     std::uint32_t sender = 0;  // the send task, in the stage the message came from
+    std::uint32_t sender_stage = 0;
   };
   static constexpr network::LinkSharing::ActivityId kNoActivity = 0xFFFF'FFFFu;
   static constexpr std::size_t kNoPeer = ~std::size_t{0};
@@ -257,6 +274,7 @@ class Executor final : public core::EventHandler {
   void finish(std::size_t s, std::size_t stream_index, std::uint32_t index, SimTime now) {
     State& st = stages_[s];
     st.finish[index] = now;
+    if (steady_) finished_log_.emplace_back(static_cast<std::uint32_t>(s), index);
     recorder_.finished(s, index, now);
     st.last_finish = std::max(st.last_finish, now);
     StreamState& stream = st.streams[stream_index];
@@ -428,6 +446,8 @@ class Executor final : public core::EventHandler {
         classify_wait(st, program, t, now, 0);
         input_.consumed(static_cast<int>(t.message), now);
         finish(s, stream_index, index, now);
+        if (steady_ && s == 0) snapshot_due_ = true;  // a microbatch starts: its state may repeat an earlier one
+       
         return Started::kDone;
       }
       case TaskKind::kWait:
@@ -438,8 +458,8 @@ class Executor final : public core::EventHandler {
       case TaskKind::kCompute:
         recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
-        st.result.flops += t.flops;
-        st.result.padded_flops += t.padded_flops;
+        add_up(st, kFlops, t.flops);
+        add_up(st, kPaddedFlops, t.padded_flops);
         stream.busy = true;
         stream.running_compute = true;
         stream.category = t.category;
@@ -454,11 +474,11 @@ class Executor final : public core::EventHandler {
       case TaskKind::kCollective:
         recorder_.started(s, index, now, cause);
         if (on_compute) classify_wait(st, program, t, now, 0);
-        launch(sim, s, index, comm_.collective(t.axis, t.op, t.bytes, program.stage, t.peer));
+        launch(sim, s, index, communicate(Call{false, t.axis, t.op, t.bytes, program.stage, t.peer}));
         return Started::kRunning;
       case TaskKind::kSend:
         recorder_.started(s, index, now, cause);
-        launch(sim, s, index, comm_.send(program.stage, t.peer, t.bytes));
+        launch(sim, s, index, communicate(Call{true, t.axis, t.op, t.bytes, program.stage, t.peer}));
         return Started::kRunning;
     }
     return Started::kNo;
@@ -541,7 +561,7 @@ class Executor final : public core::EventHandler {
     // Bytes each member sends: the nccl-tests bus-bandwidth factor of the op times S.
     const collectives::Op op = t.kind == TaskKind::kSend ? collectives::Op::kSendRecv : collective_op(t.op);
     const auto n = static_cast<std::uint32_t>(comm_.group_size(t.axis));
-    st.result.comm_bytes[axis] += t.bytes * collectives::bus_bandwidth_factor(op, n);
+    add_up(st, static_cast<std::uint8_t>(kCommBytes + axis), t.bytes * collectives::bus_bandwidth_factor(op, n));
 
     std::uint32_t id;
     if (!free_flights_.empty()) {
@@ -643,6 +663,374 @@ class Executor final : public core::EventHandler {
     }
   }
 
+
+  // --- Steady state (steady_state.hpp) -------------------------------------------------------
+
+  /// What a stage's result adds up in floating point: replayed in order when periods are
+  /// skipped, so that the sums are the bits simulating them gives.
+  enum : std::uint8_t { kFlops = 0, kPaddedFlops = 1, kCommBytes = 2 };  // kCommBytes + report axis
+  struct Added {
+    std::uint32_t stage = 0;
+    std::uint8_t field = 0;
+    double value = 0;
+  };
+  /// A communication asked of the comm model (which counts what the step used): replayed too.
+  struct Call {
+    bool send = false;
+    CommAxis axis = CommAxis::kTp;
+    parallelism::CommOp op = parallelism::CommOp::kAllReduce;
+    double bytes = 0;
+    int stage = 0;
+    int peer = -1;
+  };
+  /// The executor's state at the start of one of stage 0's microbatches.
+  struct Snapshot {
+    SimTime at = 0;
+    /// Per stage and stream: its position, and the task there (StateImage::kNone: done).
+    std::vector<std::array<std::size_t, parallelism::kStreams>> next;
+    std::vector<std::array<std::uint32_t, parallelism::kStreams>> head;
+    StateImage image;
+    std::vector<StageResult> results;
+    std::uint64_t events = 0;
+    std::size_t finished = 0;  // positions in the logs
+    std::size_t added = 0;
+    std::size_t calls = 0;
+  };
+  /// A period of up to 16 of stage 0's microbatches is found: an interleaved pipeline's repeats
+  /// every pp microbatches, and its flights' ids may take a few repeats to come round again.
+  static constexpr std::size_t kSnapshots = 16;
+
+  /// The lane (StateImage::task) of stream `k` of stage `s`.
+  static std::uint32_t lane(std::size_t s, std::size_t k) {
+    return static_cast<std::uint32_t>(s * parallelism::kStreams + k);
+  }
+  std::uint32_t lane_of_task(std::size_t s, std::uint32_t task) const {
+    return lane(s, static_cast<std::size_t>(plan_.stages[s].tasks[task].stream));
+  }
+
+  double& field_of(StageResult& r, std::uint8_t field) {
+    if (field == kFlops) return r.flops;
+    if (field == kPaddedFlops) return r.padded_flops;
+    return r.comm_bytes[field - kCommBytes];
+  }
+  void add_up(State& st, std::uint8_t field, double value) {
+    field_of(st.result, field) += value;
+    if (steady_) added_log_.push_back(Added{static_cast<std::uint32_t>(st.index), field, value});
+  }
+  const CommProfile& communicate(const Call& c) {
+    if (steady_) calls_log_.push_back(c);
+    return c.send ? comm_.send(c.stage, c.peer, c.bytes) : comm_.collective(c.axis, c.op, c.bytes, c.stage, c.peer);
+  }
+
+  /// Stage 0 has started a microbatch: compares the state with the last few such starts and,
+  /// where it repeats one, moves forward by as many periods as the programs repeat.
+  void steady_state(core::Simulator& sim) {
+    snapshot_due_ = false;
+    Snapshot now = snapshot(sim);
+   
+    if (now.next.empty()) return;  // a stage's compute stream is done: nothing repeats
+    for (std::size_t j = snapshots_.size(); j-- > 0;) {
+      if (try_repeat(sim, snapshots_[j], now)) {
+        snapshots_.clear();
+        finished_log_.clear();
+        added_log_.clear();
+        calls_log_.clear();
+        return;
+      }
+    }
+    snapshots_.push_back(std::move(now));
+    if (snapshots_.size() > kSnapshots) snapshots_.erase(snapshots_.begin());
+    // The logs are kept from the oldest snapshot on.
+    const Snapshot& oldest = snapshots_.front();
+    finished_log_.erase(finished_log_.begin(), finished_log_.begin() + static_cast<std::ptrdiff_t>(oldest.finished));
+    added_log_.erase(added_log_.begin(), added_log_.begin() + static_cast<std::ptrdiff_t>(oldest.added));
+    calls_log_.erase(calls_log_.begin(), calls_log_.begin() + static_cast<std::ptrdiff_t>(oldest.calls));
+    const Snapshot first = oldest;  // positions before the shift
+    for (Snapshot& sn : snapshots_) {
+      sn.finished -= first.finished;
+      sn.added -= first.added;
+      sn.calls -= first.calls;
+    }
+  }
+
+  /// The state now as an image (empty head: some stage has no compute left).
+  Snapshot snapshot(core::Simulator& sim) const {
+    Snapshot sn;
+    sn.at = sim.now();
+    StateImage& im = sn.image;
+    const auto compute = static_cast<std::size_t>(Stream::kCompute);
+    for (const State& st : stages_) {
+      const auto s = static_cast<std::uint32_t>(st.index);
+      if (st.streams[compute].next == st.streams[compute].tasks.size()) return Snapshot{};
+      auto& next = sn.next.emplace_back();
+      auto& head = sn.head.emplace_back();
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
+        const StreamState& stream = st.streams[k];
+        next[k] = stream.next;
+        head[k] = stream.next == stream.tasks.size() ? StateImage::kNone : stream.tasks[stream.next].task;
+        im.task(lane(s, k), head[k]);
+        im.flag(stream.busy);
+        im.raw(stream.deps_checked);
+        im.task(lane(s, k), stream.blocked_on);
+        im.flag(stream.running_compute);
+        if (stream.running_compute) {
+          im.raw(static_cast<std::uint64_t>(stream.category));
+          im.time(stream.started);
+          im.raw(static_cast<std::uint64_t>(stream.duration_ps));
+          im.real(stream.memory_fraction);
+          im.real(stream.gemm_fraction);
+          im.real(stream.work.left_ps);
+          im.real(stream.work.rate);
+          im.time(stream.work.since);
+        }
+        im.time(stream.ready_since);
+      }
+      std::vector<std::pair<std::uint32_t, Arrival>> messages(st.messages.begin(), st.messages.end());
+      std::sort(messages.begin(), messages.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      im.raw(messages.size());
+      for (const auto& [id, arrival] : messages) {
+        im.message(id);
+        im.time(arrival.at);
+        im.time(arrival.issued);
+        im.raw(arrival.sender_stage);
+        im.task(lane_of_task(arrival.sender_stage, arrival.sender), arrival.sender);
+      }
+      im.time(st.compute_free_since);
+      im.time(st.last_finish);
+      im.time(st.wake_at);
+      for (std::size_t x = 0; x < kCommAxes; ++x) {
+        im.raw(static_cast<std::uint64_t>(st.in_flight[x]));
+        if (st.in_flight[x] > 0) im.time(st.busy_since[x]);
+      }
+      std::vector<std::uint64_t> words;
+      st.sharing.append_state(words);
+      im.raw_words(words);
+      sn.results.push_back(st.result);
+    }
+    const std::vector<char> idle = idle_flights();
+    im.raw(flights_.size());
+    im.raw(free_flights_.size());
+    for (const std::uint32_t id : free_flights_) im.raw(id);
+    for (std::uint32_t id = 0; id < flights_.size(); ++id) {
+      if (idle[id] != 0) continue;
+      const Flight& f = flights_[id];
+      const auto stage = static_cast<std::uint32_t>(f.stage);
+      im.raw(id);
+      im.raw(stage);
+      im.task(lane(f.stage, static_cast<std::size_t>(f.stream)), f.task);
+      im.raw(static_cast<std::uint64_t>(f.stream));
+      if (f.peer != kNoPeer) {
+        im.message(f.message);
+        im.time(f.issued);
+      }
+      im.time(f.start);
+      im.raw(static_cast<std::uint64_t>(f.latency_ps));
+      im.raw(static_cast<std::uint64_t>(f.units));
+      im.raw(static_cast<std::uint64_t>(f.axis));
+      im.raw(f.peer);
+      im.real(f.hbm_full);
+      im.real(f.hbm_draw);
+      im.real(f.bandwidth.left_ps);
+      im.real(f.bandwidth.rate);
+      im.time(f.bandwidth.since);
+      im.raw(f.activity);
+    }
+    std::vector<std::uint64_t> words;
+    sharing_.append_state(words);
+    im.raw_words(words);
+    im.raw(touched_.size());
+    for (const core::Event& e : sim.pending_events()) {
+      im.time(e.time);
+      im.raw(e.tie >> 32);  // priority and origin; the sequence only orders what is listed in order
+      im.raw(e.target);
+      im.raw(e.kind);
+      switch (e.kind) {
+        case kTaskDone:
+          im.raw(e.a);
+          im.flag(stages_[e.target].streams[e.a].version == e.b);  // stale or not
+          break;
+        case kMessage:
+          im.task(lane_of_task(e.origin(), static_cast<std::uint32_t>(e.a >> 32)), static_cast<std::uint32_t>(e.a >> 32));
+          im.message(e.a & 0xFFFF'FFFFu);
+          im.time(static_cast<SimTime>(e.b));
+          break;
+        case kBandwidthDone:
+          im.raw(e.a);
+          im.flag(flights_[e.a].version == e.b);
+          break;
+        default:
+          im.raw(e.a);
+          break;
+      }
+    }
+    sn.events = sim.events_processed();
+    sn.finished = finished_log_.size();
+    sn.added = added_log_.size();
+    sn.calls = calls_log_.size();
+    return sn;
+  }
+
+  std::vector<char> idle_flights() const {
+    std::vector<char> idle(flights_.size(), 0);
+    for (const std::uint32_t id : free_flights_) idle[id] = 1;
+    return idle;
+  }
+
+  /// Whether `now` is `then` moved forward with the programs ahead repeating; if so, moves
+  /// the run forward by every period they repeat for.
+  bool try_repeat(core::Simulator& sim, const Snapshot& then, const Snapshot& now) {
+    StateShift shift;
+    shift.time = now.at - then.at;
+    if (shift.time <= 0) return false;
+    const std::size_t n = stages_.size();
+    const auto compute = static_cast<std::size_t>(Stream::kCompute);
+    shift.tasks.assign(n * parallelism::kStreams, 0);
+    // Per stage: P (its compute stream's move), and the lowest and highest task its moving
+    // streams were at over the period.
+    std::vector<std::uint32_t> period(n), low(n), high(n);
+    std::optional<std::int64_t> messages;
+    for (std::size_t s = 0; s < n; ++s) {
+      if (now.head[s][compute] <= then.head[s][compute]) return false;
+      period[s] = now.head[s][compute] - then.head[s][compute];
+      low[s] = then.head[s][compute];
+      high[s] = now.head[s][compute];
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
+        if (now.next[s][k] == then.next[s][k]) continue;  // waits through the period (or is done)
+        if (now.head[s][k] == StateImage::kNone || now.head[s][k] - then.head[s][k] != period[s]) return false;
+        shift.tasks[lane(s, k)] = period[s];
+        low[s] = std::min(low[s], then.head[s][k]);
+        high[s] = std::max(high[s], now.head[s][k]);
+      }
+      const auto m = periods_[s].message_shift(period[s], low[s]);
+      if (m && messages && *m != *messages) return false;
+      if (m) messages = m;
+    }
+    shift.messages = messages.value_or(0);
+    if (!moved_by(then.image, now.image, shift)) return false;
+    std::int64_t periods = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t s = 0; s < n; ++s) {
+      const std::uint32_t p = period[s];
+      // Everything the last period read: its moving streams' tasks and what they waited for.
+      const std::uint32_t from = periods_[s].earliest_read(low[s], high[s] + 1);
+      if (!finish_times_repeat(s, then, shift, from + p, high[s])) return false;
+      const std::uint32_t until = periods_[s].repeats_until(p, shift.messages, from + p);
+      if (until <= high[s]) return false;
+      periods = std::min<std::int64_t>(periods, (until - 1 - high[s]) / p);
+      // A stream that waits through the period waits through the copies only while what it
+      // waits for is not among what they finish.
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
+        const StreamState& stream = stages_[s].streams[k];
+        if (now.next[s][k] != then.next[s][k] || stream.next == stream.tasks.size()) continue;
+        if (stream.busy || stream.blocked_on == kNoTask) return false;
+        const auto other = static_cast<std::size_t>(plan_.stages[s].tasks[stream.blocked_on].stream);
+        const std::size_t moves = now.next[s][other] - then.next[s][other];
+        if (moves == 0) continue;
+        const std::size_t at = position_[s][stream.blocked_on];
+        periods = std::min<std::int64_t>(periods, static_cast<std::int64_t>((at - now.next[s][other]) / moves));
+      }
+    }
+    // Never past the simulator's horizon (moving forward checks it too).
+    periods = std::min<std::int64_t>(periods, (kMaxStepPs - now.at) / shift.time);
+    if (periods < 1) return false;
+    repeat(sim, then, shift, periods);
+    repeated_periods_ += static_cast<std::uint64_t>(periods);
+    return true;
+  }
+
+  /// Whether stage `s`'s tasks [from, to) are finished now exactly when the task P earlier
+  /// was at `then`, Δ later.
+  bool finish_times_repeat(std::size_t s, const Snapshot& then, const StateShift& shift, std::uint32_t from,
+                           std::uint32_t to) const {
+    const State& st = stages_[s];
+    const auto& tasks = plan_.stages[s].tasks;
+    const auto p = static_cast<std::uint32_t>(shift.tasks[lane(s, static_cast<std::size_t>(Stream::kCompute))]);
+    for (std::uint32_t i = from; i < to; ++i) {
+      const std::uint32_t x = i - p;
+      const auto now_stream = static_cast<std::size_t>(tasks[i].stream);
+      const auto then_stream = static_cast<std::size_t>(tasks[x].stream);
+      const bool done_now = position_[s][i] < st.streams[now_stream].next;
+      const bool done_then = position_[s][x] < then.next[s][then_stream];
+      if (done_now != done_then) return false;
+      if (done_now && st.finish[i] != st.finish[x] + shift.time) return false;
+    }
+    return true;
+  }
+
+  /// Moves the run forward by `periods` repeats of the period since `then`.
+  void repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t periods) {
+    const SimTime by = shift.time * periods;
+   
+    const auto tasks_by = [&](std::uint32_t lane) { return static_cast<std::uint32_t>(shift.tasks[lane] * periods); };
+    const auto messages_by = static_cast<std::uint32_t>(shift.messages * periods);
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      State& st = stages_[s];
+      for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
+        StreamState& stream = st.streams[k];
+        stream.next += static_cast<std::size_t>(periods) * (stream.next - then.next[s][k]);
+        if (stream.blocked_on != kNoTask) stream.blocked_on += tasks_by(lane(s, k));
+        if (stream.running_compute) {
+          stream.started += by;
+          stream.work.since += by;
+        }
+        if (stream.ready_since != kNotDone) stream.ready_since += by;
+      }
+      st.compute_free_since += by;
+      st.last_finish += by;
+      if (st.wake_at != kNotDone) st.wake_at += by;
+      for (std::size_t x = 0; x < kCommAxes; ++x) {
+        if (st.in_flight[x] > 0) st.busy_since[x] += by;
+        st.result.comm_busy_ps[x] += periods * (st.result.comm_busy_ps[x] - then.results[s].comm_busy_ps[x]);
+      }
+      for (std::size_t c = 0; c < st.result.time_ps.size(); ++c) {
+        st.result.time_ps[c] += periods * (st.result.time_ps[c] - then.results[s].time_ps[c]);
+      }
+      st.result.compute_slowed_ps += periods * (st.result.compute_slowed_ps - then.results[s].compute_slowed_ps);
+      std::unordered_map<std::uint32_t, Arrival> moved;
+      for (auto [id, arrival] : st.messages) {
+        arrival.at += by;
+        arrival.issued += by;
+        arrival.sender += tasks_by(lane_of_task(arrival.sender_stage, arrival.sender));
+        moved.emplace(id + messages_by, arrival);
+      }
+      st.messages = std::move(moved);
+    }
+    // What each skipped period finished, added up and asked of the comm model, in order.
+    for (std::int64_t q = 1; q <= periods; ++q) {
+      for (std::size_t e = then.finished; e < finished_log_.size(); ++e) {
+        const auto [s, i] = finished_log_[e];
+        const auto moved = static_cast<std::uint32_t>(shift.tasks[lane_of_task(s, i)] * q);
+        stages_[s].finish[i + moved] = stages_[s].finish[i] + shift.time * q;
+      }
+      for (std::size_t e = then.added; e < added_log_.size(); ++e) {
+        field_of(stages_[added_log_[e].stage].result, added_log_[e].field) += added_log_[e].value;
+      }
+      for (std::size_t e = then.calls; e < calls_log_.size(); ++e) {
+        const Call& c = calls_log_[e];
+        (void)(c.send ? comm_.send(c.stage, c.peer, c.bytes) : comm_.collective(c.axis, c.op, c.bytes, c.stage, c.peer));
+      }
+    }
+    const std::vector<char> idle = idle_flights();
+    for (std::uint32_t id = 0; id < flights_.size(); ++id) {
+      if (idle[id] != 0) continue;
+      Flight& f = flights_[id];
+      f.start += by;
+      f.task += tasks_by(lane(f.stage, static_cast<std::size_t>(f.stream)));
+      if (f.peer != kNoPeer) {
+        f.issued += by;
+        f.message += messages_by;
+      }
+      f.bandwidth.since += by;
+    }
+    const std::uint64_t events = static_cast<std::uint64_t>(periods) * (sim.events_processed() - then.events);
+    sim.move_forward(by, events, [&](core::Event& e) {
+      if (e.kind != kMessage) return;
+      const std::uint64_t task = (e.a >> 32) + tasks_by(lane_of_task(e.origin(), static_cast<std::uint32_t>(e.a >> 32)));
+      const std::uint64_t message = (e.a & 0xFFFF'FFFFu) + messages_by;
+      e.a = task << 32 | message;
+      e.b = static_cast<std::uint64_t>(static_cast<SimTime>(e.b) + by);
+    });
+  }
+
   const parallelism::StepPlan& plan_;
   CommModel& comm_;
   InputPipeline& input_;
@@ -656,13 +1044,23 @@ class Executor final : public core::EventHandler {
   std::vector<std::vector<std::pair<SimTime, double>>> loads_;  // per link class, with the timeline
   std::vector<std::size_t> touched_;   // stages whose compute must be retimed
   std::vector<char> touched_flag_;     // per stage: in touched_
+  // Steady state: on with Recording::kTotals and a host that never limits.
+  bool steady_ = false;
+  bool snapshot_due_ = false;                         // stage 0 has started a microbatch
+  std::uint64_t repeated_periods_ = 0;
+  std::vector<ProgramPeriods> periods_;               // per stage
+  std::vector<std::vector<std::uint32_t>> position_;  // per stage and task: its place in its stream
+  std::vector<Snapshot> snapshots_;                   // the last few, oldest first
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_log_;  // (stage, task) since the oldest
+  std::vector<Added> added_log_;
+  std::vector<Call> calls_log_;
 };
 
 }  // namespace
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
-                             Recording recording) {
-  return Executor(plan, comm, input, recording).run();
+                             Recording recording, Repeats repeats) {
+  return Executor(plan, comm, input, recording, repeats).run();
 }
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,

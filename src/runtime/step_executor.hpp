@@ -54,7 +54,9 @@ struct LinkSeries {
 struct ExecutionResult {
   SimTime step_ps = 0;
   std::vector<StageResult> stages;
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;  ///< processed, or standing for a repeated period's (the same count)
+  /// Periods of repeated microbatches added rather than simulated (Repeats::kSkip).
+  std::uint64_t repeated_periods = 0;
   std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
   std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
   std::vector<Flow> flows;                 ///< every pipeline message (with the timeline)
@@ -77,8 +79,16 @@ struct ExecutionResult {
 /// under compute still slows whatever else crosses its links. It slows the compute beside it
 /// too: the SMs its kernels hold and the HBM bandwidth its traffic takes (ChipSharing); a
 /// running compute task is retimed whenever either changes.
+///
+/// Repeated microbatches (steady_state.hpp): once the state at the start of a microbatch is
+/// an earlier one's moved forward and the programs ahead repeat, the periods in between are
+/// not simulated but added — times, bytes, FLOPs and events exactly as simulating them gives.
+/// Only for Recording::kTotals and a host that never limits (with the critical path or a
+/// timeline every task is recorded; a limiting host's buffer is not part of the test).
+/// Repeats::kSimulate simulates every one (the tests' reference).
+enum class Repeats : std::uint8_t { kSkip, kSimulate };
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
-                             Recording recording = Recording::kCriticalPath);
+                             Recording recording = Recording::kCriticalPath, Repeats repeats = Repeats::kSkip);
 /// The same with a fresh host pipeline (its buffer full at the start).
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch);

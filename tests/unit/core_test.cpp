@@ -210,5 +210,35 @@ TEST(Simulator, RunWindowStopsBeforeTheWindowEnd) {
   EXPECT_EQ(sim.next_event_time(), 20);
 }
 
+TEST(Simulator, MovingForwardKeepsThePendingEventsOrderAndCountsWhatItStandsFor) {
+  SequentialSynchronizer sync;
+  Simulator sim(sync);
+  Recorder r(0);
+  sim.bind(0, r);
+  sim.schedule(10, 0, 0, 0, 1);
+  sim.run_window(11);  // the clock at 10
+  sim.schedule(30, 1, 0, 0, 2);
+  sim.schedule(30, 0, 0, 0, 3);  // origin 0 before origin 1 at the same time
+  sim.schedule(20, 0, 0, 0, 4);
+  const std::vector<Event> pending = sim.pending_events();
+  ASSERT_EQ(pending.size(), 3u);
+  EXPECT_EQ(pending[0].a, 4u);
+  EXPECT_EQ(pending[1].a, 3u);
+  EXPECT_EQ(pending[2].a, 2u);
+  sim.move_forward(1000, 40, [](Event& e) { e.b = e.a * 10; });
+  EXPECT_EQ(sim.now(), 1010);
+  EXPECT_EQ(sim.events_processed(), 41u);
+  sim.schedule(1030, 0, 0, 0, 5);  // after the moved events of its origin at that time
+  sim.run();
+  ASSERT_EQ(r.times, (std::vector<SimTime>{10, 1020, 1030, 1030, 1030}));
+  EXPECT_EQ(r.seen[1].a, 4u);
+  EXPECT_EQ(r.seen[1].b, 40u);
+  EXPECT_EQ(r.seen[2].a, 3u);
+  EXPECT_EQ(r.seen[3].a, 5u);
+  EXPECT_EQ(r.seen[4].a, 2u);
+  EXPECT_EQ(sim.events_processed(), 45u);
+  EXPECT_THROW(sim.move_forward(kMaxStepPs, 0, [](Event&) {}), SimulationError);
+}
+
 }  // namespace
 }  // namespace podsim::core

@@ -1,0 +1,99 @@
+#include "runtime/steady_state.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace podsim::runtime {
+
+void StateImage::real(double v) { put(kRaw, std::bit_cast<std::uint64_t>(v)); }
+
+void StateImage::raw_words(const std::vector<std::uint64_t>& words) {
+  tags_.insert(tags_.end(), words.size(), kRaw);
+  words_.insert(words_.end(), words.begin(), words.end());
+}
+
+bool moved_by(const StateImage& earlier, const StateImage& later, const StateShift& shift) {
+  if (earlier.tags_ != later.tags_) return false;
+  for (std::size_t i = 0; i < earlier.words_.size(); ++i) {
+    const std::uint64_t a = earlier.words_[i];
+    const std::uint64_t b = later.words_[i];
+    const std::uint32_t tag = earlier.tags_[i];
+    std::uint64_t expected = a;
+    switch (tag & 7u) {
+      case StateImage::kRaw:
+        break;
+      case StateImage::kTime:
+        if (static_cast<SimTime>(a) != StateImage::kNever) expected = a + static_cast<std::uint64_t>(shift.time);
+        break;
+      case StateImage::kMessage:
+        expected = a + static_cast<std::uint64_t>(shift.messages);
+        break;
+      default: {  // a task of lane tag >> 3
+        if (a != StateImage::kNone) expected = a + static_cast<std::uint64_t>(shift.tasks.at(tag >> 3));
+        break;
+      }
+    }
+    if (b != expected) return false;
+  }
+  return true;
+}
+
+std::optional<std::int64_t> ProgramPeriods::message_shift(std::uint32_t period, std::uint32_t from) const {
+  const auto& tasks = program_.tasks;
+  for (std::uint32_t i = from; i < from + period && i + period < tasks.size(); ++i) {
+    const auto kind = tasks[i].kind;
+    if (kind == parallelism::TaskKind::kSend || kind == parallelism::TaskKind::kRecv ||
+        kind == parallelism::TaskKind::kInput) {
+      return static_cast<std::int64_t>(tasks[i + period].message) - static_cast<std::int64_t>(tasks[i].message);
+    }
+  }
+  return std::nullopt;
+}
+
+bool ProgramPeriods::is_copy(std::uint32_t i, std::uint32_t period, std::int64_t messages) const {
+  const parallelism::Task& t = program_.tasks[i];
+  const parallelism::Task& o = program_.tasks[i - period];
+  const bool carries = t.kind == parallelism::TaskKind::kSend || t.kind == parallelism::TaskKind::kRecv ||
+                       t.kind == parallelism::TaskKind::kInput;
+  const std::int64_t message_move = carries ? messages : 0;
+  if (t.kind != o.kind || t.stream != o.stream || t.category != o.category || t.axis != o.axis || t.op != o.op ||
+      t.gemm_share != o.gemm_share || t.memory_share != o.memory_share || t.duration_ps != o.duration_ps ||
+      std::bit_cast<std::uint64_t>(t.bytes) != std::bit_cast<std::uint64_t>(o.bytes) ||
+      std::bit_cast<std::uint64_t>(t.flops) != std::bit_cast<std::uint64_t>(o.flops) ||
+      std::bit_cast<std::uint64_t>(t.padded_flops) != std::bit_cast<std::uint64_t>(o.padded_flops) ||
+      t.peer != o.peer || static_cast<std::int64_t>(t.message) != static_cast<std::int64_t>(o.message) + message_move ||
+      t.deps_end - t.deps_begin != o.deps_end - o.deps_begin) {
+    return false;
+  }
+  for (std::uint32_t k = 0; k < t.deps_end - t.deps_begin; ++k) {
+    if (program_.deps[t.deps_begin + k] != program_.deps[o.deps_begin + k] + period) return false;
+  }
+  return true;
+}
+
+std::uint32_t ProgramPeriods::repeats_until(std::uint32_t period, std::int64_t messages, std::uint32_t from) {
+  const auto n = static_cast<std::uint32_t>(program_.tasks.size());
+  if (period == 0 || from < period) return from;
+  if (from >= n) return n;
+  auto [it, added] = next_break_.try_emplace({period, messages});
+  std::vector<std::uint32_t>& next = it->second;
+  if (added) {
+    // Built once per period (a step has one or two): each task compared once.
+    next.assign(n + 1, n);
+    for (std::uint32_t i = n; i-- > period;) next[i] = is_copy(i, period, messages) ? next[i + 1] : i;
+    for (std::uint32_t i = 0; i < period; ++i) next[i] = i;
+  }
+  return next[from];
+}
+
+std::uint32_t ProgramPeriods::earliest_read(std::uint32_t from, std::uint32_t to) const {
+  std::uint32_t lowest = from;
+  const auto n = static_cast<std::uint32_t>(program_.tasks.size());
+  for (std::uint32_t i = from; i < std::min(to, n); ++i) {
+    const parallelism::Task& t = program_.tasks[i];
+    for (std::uint32_t k = t.deps_begin; k < t.deps_end; ++k) lowest = std::min(lowest, program_.deps[k]);
+  }
+  return lowest;
+}
+
+}  // namespace podsim::runtime

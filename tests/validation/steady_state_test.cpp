@@ -1,0 +1,128 @@
+// Repeated microbatches added rather than simulated (runtime/steady_state.hpp) must change
+// nothing: every time category of every stage to the picosecond, every FLOP and byte to the
+// bit, the events counted and the links' loads are what simulating every microbatch gives.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "closed_form_support.hpp"
+#include "collectives/schedule_runner.hpp"
+#include "config/overrides.hpp"
+#include "config/scenario_config.hpp"
+#include "runtime/step_simulation.hpp"
+
+namespace podsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Everything a step reports, bit for bit.
+void expect_same(const runtime::ExecutionResult& skipped, const runtime::ExecutionResult& every,
+                 const std::string& what) {
+  EXPECT_EQ(skipped.step_ps, every.step_ps) << what;
+  EXPECT_EQ(skipped.events, every.events) << what;
+  ASSERT_EQ(skipped.stages.size(), every.stages.size()) << what;
+  for (std::size_t s = 0; s < every.stages.size(); ++s) {
+    const auto& a = skipped.stages[s];
+    const auto& b = every.stages[s];
+    const std::string where = what + ", stage " + std::to_string(s);
+    EXPECT_EQ(a.time_ps, b.time_ps) << where;
+    EXPECT_EQ(a.flops, b.flops) << where;  // exact: the additions are replayed in order
+    EXPECT_EQ(a.padded_flops, b.padded_flops) << where;
+    EXPECT_EQ(a.comm_bytes, b.comm_bytes) << where;
+    EXPECT_EQ(a.comm_busy_ps, b.comm_busy_ps) << where;
+    EXPECT_EQ(a.compute_slowed_ps, b.compute_slowed_ps) << where;
+  }
+}
+
+TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
+  const auto m = closed_form::uniform_model(8);
+  std::size_t repeated = 0;
+  std::size_t layouts = 0;
+  for (bool shared : {false, true}) {
+    for (const closed_form::SmallLayout& l : closed_form::small_layouts(256)) {
+      const std::string what = std::string(shared ? "shared" : "own") + " links, " + l.name;
+      const auto plan = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training);
+      closed_form::ClosedFormComm comm_a(5'000'000, 50e9, shared);
+      closed_form::ClosedFormComm comm_b(5'000'000, 50e9, shared);
+      runtime::InputPipeline host_a(l.training.input, l.training.micro_batch);
+      runtime::InputPipeline host_b(l.training.input, l.training.micro_batch);
+      const auto skipped = runtime::execute_step(plan, comm_a, host_a, runtime::Recording::kTotals);
+      const auto every =
+          runtime::execute_step(plan, comm_b, host_b, runtime::Recording::kTotals, runtime::Repeats::kSimulate);
+      expect_same(skipped, every, what);
+      EXPECT_EQ(every.repeated_periods, 0u) << what;
+      ++layouts;
+      if (skipped.repeated_periods > 0) ++repeated;
+      // Gradient accumulation without a pipeline or FSDP's gathers always settles.
+      if (l.parallel.pp == 1 && l.parallel.zero != 3) {
+        EXPECT_GT(skipped.repeated_periods, 0u) << what;
+      }
+    }
+  }
+  // 128 microbatches per replica. An interleaved pipeline on links shared by every stage, or
+  // FSDP's gathers running ahead on links of their own, may drift by picoseconds from one
+  // period to the next and never repeat exactly: those are simulated whole (42 of 96 repeat).
+  EXPECT_GE(repeated, layouts / 3) << repeated << " of " << layouts;
+}
+
+/// A scenario's step with the repeats added (kTotals) and with every microbatch simulated
+/// (the critical path records every task, so nothing is skipped), and the links' loads.
+void compare(const runtime::Scenario& s, const std::string& what, std::size_t& repeated) {
+  collectives::SequentialExecutor here;
+  const auto skipped = runtime::simulate_step(s, here, runtime::Recording::kTotals);
+  const auto every = runtime::simulate_step(s, here, runtime::Recording::kCriticalPath);
+  expect_same(skipped.execution, every.execution, what);
+  ASSERT_EQ(skipped.links.size(), every.links.size()) << what;
+  for (std::size_t i = 0; i < every.links.size(); ++i) {
+    EXPECT_EQ(skipped.links[i].bytes, every.links[i].bytes) << what << ", link " << i;
+    EXPECT_EQ(skipped.links[i].busy_ps, every.links[i].busy_ps) << what << ", link " << i;
+  }
+  if (skipped.execution.repeated_periods > 0) ++repeated;
+}
+
+TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfTheExamplesOnBothNetworks) {
+  std::size_t repeated = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(PODSIM_SOURCE_DIR) / "configs" / "examples")) {
+    for (const auto fidelity : {network::Fidelity::kAnalytical, network::Fidelity::kContention}) {
+      runtime::Scenario s = config::load_scenario(entry.path(), {}).scenario;
+      s.network.fidelity = fidelity;
+      compare(s, entry.path().filename().string() + (fidelity == network::Fidelity::kAnalytical ? " analytical" : " contention"),
+              repeated);
+    }
+  }
+  EXPECT_GT(repeated, 0u);
+}
+
+TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfTheSweepsLayouts) {
+  // Points of the throughput benchmark's sweep (Llama 2 7B on 256 TPU v5e chips): pipelines,
+  // every ZeRO stage, recompute, two microbatch sizes.
+  const fs::path base = fs::path(PODSIM_SOURCE_DIR) / "configs" / "examples" / "dp-tp-llama2-13b-tpu-v5e.yaml";
+  const std::string model = (fs::path(PODSIM_SOURCE_DIR) / "configs" / "models" / "llama2-7b.yaml").string();
+  struct Point {
+    int tp, pp, zero, micro_batch;
+    const char* recompute;
+  };
+  std::size_t repeated = 0;
+  for (const Point& p : {Point{8, 1, 1, 1, "selective"}, Point{2, 4, 1, 1, "none"}, Point{4, 2, 2, 2, "full"},
+                         Point{1, 4, 3, 1, "selective"}, Point{8, 4, 0, 2, "none"}, Point{1, 1, 3, 1, "full"}}) {
+    const std::vector<std::string> overrides = {
+        "model=" + model,
+        "parallelism.tp=" + std::to_string(p.tp),
+        "parallelism.pp=" + std::to_string(p.pp),
+        "parallelism.dp=" + std::to_string(256 / (p.tp * p.pp)),
+        "parallelism.zero=" + std::to_string(p.zero),
+        "training.micro_batch=" + std::to_string(p.micro_batch),
+        std::string("training.recompute=") + p.recompute};
+    const runtime::Scenario s = config::load_scenario(base, config::parse_overrides(overrides)).scenario;
+    std::string what;
+    for (const auto& o : overrides) what += o + " ";
+    compare(s, what, repeated);
+  }
+  EXPECT_GE(repeated, 4u);
+}
+
+}  // namespace
+}  // namespace podsim
