@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 
 namespace podsim::network {
 
@@ -37,7 +38,10 @@ void LinkSharing::append_state(std::vector<std::uint64_t>& out) const {
     out.push_back(r.users.size() << 1 | (r.dirty ? 1 : 0));
     out.insert(out.end(), r.users.begin(), r.users.end());
   }
-  for (const auto* ids : {&free_ids_, &dirty_, &pending_}) {
+  std::vector<ActivityId> sorted = free_ids_;  // a heap: only the set decides what add() takes
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<ActivityId>& free = sorted;
+  for (const auto* ids : {&free, &dirty_, &pending_}) {
     out.push_back(ids->size());
     out.insert(out.end(), ids->begin(), ids->end());
   }
@@ -47,6 +51,10 @@ void LinkSharing::append_state(std::vector<std::uint64_t>& out) const {
 LinkSharing::ActivityId LinkSharing::add(const std::vector<ResourceUse>& uses) {
   ActivityId id;
   if (!free_ids_.empty()) {
+    // The smallest free id: which ids are alive then depends on how many activities there are,
+    // not on the order they ended in, so a run whose activities repeat repeats its ids too
+    // (runtime/steady_state.hpp compares them).
+    std::pop_heap(free_ids_.begin(), free_ids_.end(), std::greater<>());
     id = free_ids_.back();
     free_ids_.pop_back();
   } else {
@@ -86,6 +94,7 @@ void LinkSharing::remove(ActivityId id) {
   a.uses.clear();
   --active_;
   free_ids_.push_back(id);
+  std::push_heap(free_ids_.begin(), free_ids_.end(), std::greater<>());
 }
 
 const std::vector<LinkSharing::ActivityId>& LinkSharing::solve() {

@@ -36,7 +36,7 @@ class LinkSharing {
   explicit LinkSharing(std::size_t resources);
 
   /// A new activity (rate 0 until the next solve()). Uses with fraction ≤ 0 are ignored;
-  /// fractions above 1 are taken as 1. Ids of removed activities are reused.
+  /// fractions above 1 are taken as 1. Ids of removed activities are reused, the smallest first.
   ActivityId add(const std::vector<ResourceUse>& uses);
   /// The activity ends; its share goes to the others at the next solve().
   void remove(ActivityId id);
@@ -73,7 +73,7 @@ class LinkSharing {
 
   std::vector<Activity> activities_;
   std::vector<Resource> resources_;
-  std::vector<ActivityId> free_ids_;
+  std::vector<ActivityId> free_ids_;  // a min-heap
   std::vector<std::uint32_t> dirty_;
   std::vector<ActivityId> pending_;  // added without resources since the last solve
   std::vector<ActivityId> changed_;

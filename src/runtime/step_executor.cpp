@@ -807,15 +807,19 @@ class Executor final : public core::EventHandler {
       im.raw_words(words);
       sn.results.push_back(st.result);
     }
-    const std::vector<char> idle = idle_flights();
-    im.raw(flights_.size());
-    im.raw(free_flights_.size());
-    for (const std::uint32_t id : free_flights_) im.raw(id);
+    // Flights by stage and stream (one each at most): their ids are handles only, which a
+    // period may hand out in another order.
+    const std::vector<std::uint32_t> rank = flight_ranks();
+    std::vector<std::uint32_t> by_rank;
     for (std::uint32_t id = 0; id < flights_.size(); ++id) {
-      if (idle[id] != 0) continue;
+      if (rank[id] == kNoTask) continue;
+      if (by_rank.size() <= rank[id]) by_rank.resize(rank[id] + 1);
+      by_rank[rank[id]] = id;
+    }
+    im.raw(by_rank.size());
+    for (const std::uint32_t id : by_rank) {
       const Flight& f = flights_[id];
       const auto stage = static_cast<std::uint32_t>(f.stage);
-      im.raw(id);
       im.raw(stage);
       im.task(lane(f.stage, static_cast<std::size_t>(f.stream)), f.task);
       im.raw(static_cast<std::uint64_t>(f.stream));
@@ -854,9 +858,11 @@ class Executor final : public core::EventHandler {
           im.message(e.a & 0xFFFF'FFFFu);
           im.time(static_cast<SimTime>(e.b));
           break;
-        case kBandwidthDone:
-          im.raw(e.a);
-          im.flag(flights_[e.a].version == e.b);
+        case kBandwidthDone:  // a stale one's flight may be gone
+          im.raw(flights_[e.a].version == e.b ? rank[e.a] : kNoTask);
+          break;
+        case kCommDone:
+          im.raw(rank[e.a]);
           break;
         default:
           im.raw(e.a);
@@ -868,6 +874,20 @@ class Executor final : public core::EventHandler {
     sn.added = added_log_.size();
     sn.calls = calls_log_.size();
     return sn;
+  }
+
+  /// Per flight id: its place among the flights in flight, in (stage, stream) order
+  /// (kNoTask: idle).
+  std::vector<std::uint32_t> flight_ranks() const {
+    const std::vector<char> idle = idle_flights();
+    std::vector<std::pair<std::size_t, std::uint32_t>> order;  // (stage · streams + stream, id)
+    for (std::uint32_t id = 0; id < flights_.size(); ++id) {
+      if (idle[id] == 0) order.emplace_back(lane(flights_[id].stage, static_cast<std::size_t>(flights_[id].stream)), id);
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<std::uint32_t> rank(flights_.size(), kNoTask);
+    for (std::uint32_t r = 0; r < order.size(); ++r) rank[order[r].second] = r;
+    return rank;
   }
 
   std::vector<char> idle_flights() const {
