@@ -71,19 +71,13 @@ bool ProgramPeriods::is_copy(std::uint32_t i, std::uint32_t period, std::int64_t
   return true;
 }
 
-std::uint32_t ProgramPeriods::repeats_until(std::uint32_t period, std::int64_t messages, std::uint32_t from) {
+std::uint32_t ProgramPeriods::repeats_until(std::uint32_t period, std::int64_t messages, std::uint32_t from) const {
   const auto n = static_cast<std::uint32_t>(program_.tasks.size());
   if (period == 0 || from < period) return from;
-  if (from >= n) return n;
-  auto [it, added] = next_break_.try_emplace({period, messages});
-  std::vector<std::uint32_t>& next = it->second;
-  if (added) {
-    // Built once per period (a step has one or two): each task compared once.
-    next.assign(n + 1, n);
-    for (std::uint32_t i = n; i-- > period;) next[i] = is_copy(i, period, messages) ? next[i + 1] : i;
-    for (std::uint32_t i = 0; i < period; ++i) next[i] = i;
-  }
-  return next[from];
+  // Asked once per repeat found: the scan is as long as the run of periods it then skips.
+  std::uint32_t i = from;
+  while (i < n && is_copy(i, period, messages)) ++i;
+  return i;
 }
 
 std::uint32_t ProgramPeriods::earliest_read(std::uint32_t from, std::uint32_t to) const {

@@ -14,7 +14,6 @@
 // (moved_by), and where a program stops repeating itself (ProgramPeriods).
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -78,15 +77,13 @@ class ProgramPeriods {
   std::optional<std::int64_t> message_shift(std::uint32_t period, std::uint32_t from) const;
   /// The first index i ≥ `from` (≥ period) at which task i is not task i − period moved by
   /// (period, messages); the program's size when it repeats to its end.
-  std::uint32_t repeats_until(std::uint32_t period, std::int64_t messages, std::uint32_t from);
+  std::uint32_t repeats_until(std::uint32_t period, std::int64_t messages, std::uint32_t from) const;
   /// The lowest index among tasks [from, to) and what they wait for.
   std::uint32_t earliest_read(std::uint32_t from, std::uint32_t to) const;
 
  private:
   bool is_copy(std::uint32_t i, std::uint32_t period, std::int64_t messages) const;
   const parallelism::StageProgram& program_;
-  /// Per (P, M): next_break[i] = the first index ≥ i that is not a copy.
-  std::map<std::pair<std::uint32_t, std::int64_t>, std::vector<std::uint32_t>> next_break_;
 };
 
 }  // namespace podsim::runtime
