@@ -64,7 +64,7 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
   }
   // 128 microbatches per replica. An interleaved pipeline on links shared by every stage, or
   // FSDP's gathers running ahead on links of their own, may drift by picoseconds from one
-  // period to the next and never repeat exactly: those are simulated whole (42 of 96 repeat).
+  // period to the next and never repeat exactly: those are simulated whole (56 of 96 repeat).
   EXPECT_GE(repeated, layouts / 3) << repeated << " of " << layouts;
 }
 
