@@ -18,7 +18,7 @@ Executor::Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipe
       recorder_(plan, recording),
       loads_(recording == Recording::kTimeline ? comm.resources() : 0),
       touched_flag_(plan.stages.size(), 0),
-      steady_(repeats == Repeats::kSkip && recording == Recording::kTotals && !input.limits()) {
+      steady_(repeats == Repeats::kSkip && recording != Recording::kTimeline && !input.limits()) {
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     const auto& program = plan.stages[s];
     State& st = stages_[s];
@@ -259,7 +259,7 @@ Executor::Started Executor::try_start(core::Simulator& sim, std::size_t s, std::
       if (it->second.at >= bound) {
         cause = Cause{Cause::Kind::kTask, static_cast<std::uint32_t>(t.peer), it->second.sender, 0};
       }
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       recorder_.message(static_cast<std::size_t>(t.peer), it->second.sender, s, now);
       classify_wait(st, program, t, now, it->second.issued);
       st.messages.erase(it);
@@ -279,7 +279,7 @@ Executor::Started Executor::try_start(core::Simulator& sim, std::size_t s, std::
         cause = Cause{Cause::Kind::kInput, static_cast<std::uint32_t>(s),
                       cause.kind == Cause::Kind::kNone ? kNoTask : cause.task, bound};
       }
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       classify_wait(st, program, t, now, 0);
       input_.consumed(static_cast<int>(t.message), now);
       finish(s, stream_index, index, now);
@@ -288,12 +288,12 @@ Executor::Started Executor::try_start(core::Simulator& sim, std::size_t s, std::
       return Started::kDone;
     }
     case TaskKind::kWait:
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       classify_wait(st, program, t, now, 0);
       finish(s, stream_index, index, now);
       return Started::kDone;
     case TaskKind::kCompute:
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       if (on_compute) classify_wait(st, program, t, now, 0);
       add_up(st, kFlops, t.flops);
       add_up(st, kPaddedFlops, t.padded_flops);
@@ -309,12 +309,12 @@ Executor::Started Executor::try_start(core::Simulator& sim, std::size_t s, std::
       schedule_end(sim, s, stream_index);
       return Started::kRunning;
     case TaskKind::kCollective:
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       if (on_compute) classify_wait(st, program, t, now, 0);
       launch(sim, s, index, communicate(Call{false, t.axis, t.op, t.bytes, program.stage, t.peer}));
       return Started::kRunning;
     case TaskKind::kSend:
-      recorder_.started(s, index, now, cause);
+      record_start(s, index, now, cause);
       launch(sim, s, index, communicate(Call{true, t.axis, t.op, t.bytes, program.stage, t.peer}));
       return Started::kRunning;
   }

@@ -83,8 +83,8 @@ struct ExecutionResult {
 /// Repeated microbatches (steady_state.hpp): once the state at the start of a microbatch is
 /// an earlier one's moved forward and the programs ahead repeat, the periods in between are
 /// not simulated but added — times, bytes, FLOPs and events exactly as simulating them gives.
-/// Only for Recording::kTotals and a host that never limits (with the critical path or a
-/// timeline every task is recorded; a limiting host's buffer is not part of the test).
+/// The critical path's records are moved with them. Not with Recording::kTimeline (every
+/// interval is drawn) or a host that limits (its buffer is not part of the test).
 /// Repeats::kSimulate simulates every one (the tests' reference).
 enum class Repeats : std::uint8_t { kSkip, kSimulate };
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,

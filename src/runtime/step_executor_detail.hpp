@@ -201,6 +201,11 @@ class Executor final : public core::EventHandler {
   }
 
   /// Starts the head task of `stream` if it can. Precondition: may_start.
+  /// The recorder keeps that task `index` of stage `s` started at `now` for `cause`.
+  void record_start(std::size_t s, std::uint32_t index, SimTime now, const Cause& cause) {
+    recorder_.started(s, index, now, cause);
+    if (steady_ && recorder_.keeps_path()) started_log_.emplace_back(static_cast<std::uint32_t>(s), index);
+  }
   Started try_start(core::Simulator& sim, std::size_t s, std::size_t stream_index);
 
   /// Schedules the end of the compute task that stream `stream_index` of stage `s` runs, at its
@@ -277,6 +282,7 @@ class Executor final : public core::EventHandler {
     std::vector<StageResult> results;
     std::uint64_t events = 0;
     std::size_t finished = 0;  // positions in the logs
+    std::size_t started = 0;
     std::size_t added = 0;
     std::size_t calls = 0;
   };
@@ -346,6 +352,7 @@ class Executor final : public core::EventHandler {
   std::vector<std::vector<std::uint32_t>> position_;  // per stage and task: its place in its stream
   std::vector<Snapshot> snapshots_;                   // the last few, oldest first
   std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_log_;  // (stage, task) since the oldest
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> started_log_;   // … with the critical path kept
   std::vector<Added> added_log_;
   std::vector<Call> calls_log_;
 };

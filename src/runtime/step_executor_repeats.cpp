@@ -17,6 +17,7 @@ void Executor::steady_state(core::Simulator& sim) {
     if (try_repeat(sim, snapshots_[j], now)) {
       snapshots_.clear();
       finished_log_.clear();
+      started_log_.clear();
       added_log_.clear();
       calls_log_.clear();
       return;
@@ -27,13 +28,18 @@ void Executor::steady_state(core::Simulator& sim) {
   // The logs are kept from the oldest snapshot on.
   const Snapshot& oldest = snapshots_.front();
   finished_log_.erase(finished_log_.begin(), finished_log_.begin() + static_cast<std::ptrdiff_t>(oldest.finished));
+  started_log_.erase(started_log_.begin(), started_log_.begin() + static_cast<std::ptrdiff_t>(oldest.started));
   added_log_.erase(added_log_.begin(), added_log_.begin() + static_cast<std::ptrdiff_t>(oldest.added));
   calls_log_.erase(calls_log_.begin(), calls_log_.begin() + static_cast<std::ptrdiff_t>(oldest.calls));
-  const Snapshot first = oldest;  // positions before the shift
+  const std::size_t finished = oldest.finished;  // positions before the shift
+  const std::size_t started = oldest.started;
+  const std::size_t added = oldest.added;
+  const std::size_t calls = oldest.calls;
   for (Snapshot& sn : snapshots_) {
-    sn.finished -= first.finished;
-    sn.added -= first.added;
-    sn.calls -= first.calls;
+    sn.finished -= finished;
+    sn.started -= started;
+    sn.added -= added;
+    sn.calls -= calls;
   }
 }
 
@@ -154,6 +160,7 @@ Executor::Snapshot Executor::snapshot(core::Simulator& sim) const {
   }
   sn.events = sim.events_processed();
   sn.finished = finished_log_.size();
+  sn.started = started_log_.size();
   sn.added = added_log_.size();
   sn.calls = calls_log_.size();
   return sn;
@@ -296,6 +303,18 @@ void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShi
       const auto [s, i] = finished_log_[e];
       const auto moved = static_cast<std::uint32_t>(shift.tasks[lane_of_task(s, i)] * q);
       stages_[s].finish[i + moved] = stages_[s].finish[i] + shift.time * q;
+      recorder_.finished(s, i + moved, stages_[s].finish[i + moved]);
+    }
+    for (std::size_t e = then.started; e < started_log_.size(); ++e) {
+      // The critical path's records: each start, and its cause moved the same way.
+      const auto [s, i] = started_log_[e];
+      Cause cause = recorder_.cause_of(s, i);
+      if (cause.kind != Cause::Kind::kNone && cause.task != kNoTask) {
+        cause.task += static_cast<std::uint32_t>(shift.tasks[lane_of_task(cause.stage, cause.task)] * q);
+      }
+      if (cause.kind == Cause::Kind::kInput) cause.other_ps += shift.time * q;
+      const auto moved = static_cast<std::uint32_t>(shift.tasks[lane_of_task(s, i)] * q);
+      recorder_.started(s, i + moved, recorder_.start_of(s, i) + shift.time * q, cause);
     }
     for (std::size_t e = then.added; e < added_log_.size(); ++e) {
       field_of(stages_[added_log_[e].stage].result, added_log_[e].field) += added_log_[e].value;

@@ -89,6 +89,9 @@ class StepRecorder {
   void finished(std::size_t stage, std::uint32_t task, SimTime at) {
     if (keeps_path()) tasks_[stage][task].finish = at;
   }
+  /// What started() kept (a repeated period copies it: steady_state.hpp).
+  SimTime start_of(std::size_t stage, std::uint32_t task) const { return tasks_[stage][task].start; }
+  const Cause& cause_of(std::size_t stage, std::uint32_t task) const { return tasks_[stage][task].cause; }
   /// The compute stream of `stage` spent [from, to) in `category` (every category, waits too).
   void compute_stream(std::size_t stage, TimeCategory category, std::uint32_t task, SimTime from, SimTime to);
   /// Stage `to` took the message `send_task` of stage `from` sent, at `at`.

@@ -1,6 +1,7 @@
 // Repeated microbatches added rather than simulated (runtime/steady_state.hpp) must change
 // nothing: every time category of every stage to the picosecond, every FLOP and byte to the
-// bit, the events counted and the links' loads are what simulating every microbatch gives.
+// bit, the events counted, the links' loads and the critical path are what simulating every
+// microbatch gives.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -68,19 +69,33 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
   EXPECT_GE(repeated, layouts / 3) << repeated << " of " << layouts;
 }
 
-/// A scenario's step with the repeats added (kTotals) and with every microbatch simulated
-/// (the critical path records every task, so nothing is skipped), and the links' loads.
+/// A scenario's step with the repeats added, keeping the totals and keeping the critical
+/// path, against every microbatch simulated (a timeline records every interval, so nothing is
+/// skipped): the totals, the links' loads and the critical path.
 void compare(const runtime::Scenario& s, const std::string& what, std::size_t& repeated) {
   collectives::SequentialExecutor here;
-  const auto skipped = runtime::simulate_step(s, here, runtime::Recording::kTotals);
-  const auto every = runtime::simulate_step(s, here, runtime::Recording::kCriticalPath);
-  expect_same(skipped.execution, every.execution, what);
-  ASSERT_EQ(skipped.links.size(), every.links.size()) << what;
-  for (std::size_t i = 0; i < every.links.size(); ++i) {
-    EXPECT_EQ(skipped.links[i].bytes, every.links[i].bytes) << what << ", link " << i;
-    EXPECT_EQ(skipped.links[i].busy_ps, every.links[i].busy_ps) << what << ", link " << i;
+  const auto totals = runtime::simulate_step(s, here, runtime::Recording::kTotals);
+  const auto path = runtime::simulate_step(s, here, runtime::Recording::kCriticalPath);
+  const auto every = runtime::simulate_step(s, here, runtime::Recording::kTimeline);
+  EXPECT_EQ(every.execution.repeated_periods, 0u) << what;
+  for (const auto* skipped : {&totals, &path}) {
+    expect_same(skipped->execution, every.execution, what);
+    ASSERT_EQ(skipped->links.size(), every.links.size()) << what;
+    for (std::size_t i = 0; i < every.links.size(); ++i) {
+      EXPECT_EQ(skipped->links[i].bytes, every.links[i].bytes) << what << ", link " << i;
+      EXPECT_EQ(skipped->links[i].busy_ps, every.links[i].busy_ps) << what << ", link " << i;
+    }
   }
-  if (skipped.execution.repeated_periods > 0) ++repeated;
+  EXPECT_EQ(path.execution.repeated_periods, totals.execution.repeated_periods) << what;
+  ASSERT_EQ(path.execution.critical_path.size(), every.execution.critical_path.size()) << what;
+  for (std::size_t i = 0; i < every.execution.critical_path.size(); ++i) {
+    const auto& a = path.execution.critical_path[i];
+    const auto& b = every.execution.critical_path[i];
+    EXPECT_TRUE(a.stage == b.stage && a.task == b.task && a.category == b.category && a.start_ps == b.start_ps &&
+                a.end_ps == b.end_ps)
+        << what << ", critical path segment " << i;
+  }
+  if (totals.execution.repeated_periods > 0) ++repeated;
 }
 
 TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfTheExamplesOnBothNetworks) {
