@@ -8,6 +8,16 @@
 
 namespace podsim::runtime::detail {
 
+namespace {
+/// Work in progress as an image: what is left, at what rate, since when.
+template <typename Progress>
+void image_progress(StateImage& im, const Progress& p) {
+  im.real(p.left_ps);
+  im.real(p.rate);
+  im.time(p.since);
+}
+}  // namespace
+
 void Executor::steady_state(core::Simulator& sim) {
   snapshot_due_ = false;
   Snapshot now = snapshot(sim);
@@ -68,9 +78,7 @@ Executor::Snapshot Executor::snapshot(core::Simulator& sim) const {
         im.raw(static_cast<std::uint64_t>(stream.duration_ps));
         im.real(stream.memory_fraction);
         im.real(stream.gemm_fraction);
-        im.real(stream.work.left_ps);
-        im.real(stream.work.rate);
-        im.time(stream.work.since);
+        image_progress(im, stream.work);
       }
       im.time(stream.ready_since);
     }
@@ -123,9 +131,7 @@ Executor::Snapshot Executor::snapshot(core::Simulator& sim) const {
     im.raw(f.peer);
     im.real(f.hbm_full);
     im.real(f.hbm_draw);
-    im.real(f.bandwidth.left_ps);
-    im.real(f.bandwidth.rate);
-    im.time(f.bandwidth.since);
+    image_progress(im, f.bandwidth);
     im.raw(f.activity);
   }
   std::vector<std::uint64_t> words;
