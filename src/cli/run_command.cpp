@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include <cstdio>
 #include <iostream>
 
 #include "config/scenario_config.hpp"
@@ -52,7 +53,15 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
       throw InputError(loaded.where(e.key()) + ": " + e.key() + ": " + e.what());
     }
   }();
-  if (options.stats) report_parallel_stats(executor.stats(), invocation);
+  if (options.stats) {
+    report_parallel_stats(executor.stats(), invocation);
+    if (invocation.prints()) {
+      std::fprintf(stderr,
+                   "podsim stats: step of %d microbatch(es) per replica; %llu period(s) of repeated microbatches "
+                   "added, not simulated (docs/runtime.md, \"Steady state\")\n",
+                   report.microbatches, static_cast<unsigned long long>(report.execution.repeated_periods));
+    }
+  }
   const topology::Topology topo(loaded.scenario.topology);
   const output::RunLabels labels{loaded.name, loaded.scenario.topology.name};
 
