@@ -56,6 +56,16 @@ class CommModel {
                                         int peer) = 0;
   /// A pipeline message of `bytes` from every chip of stage `from` to its peer in `to`.
   virtual const CommProfile& send(int from, int to, double bytes) = 0;
+  /// The same collective asked `times` more times, by periods of repeated microbatches the
+  /// executor added without simulating them (steady_state.hpp): whatever counts the step's
+  /// communications counts them as if asked.
+  virtual void repeat_collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage, int peer,
+                                 std::uint64_t times) {
+    for (std::uint64_t i = 0; i < times; ++i) (void)collective(axis, op, bytes, stage, peer);
+  }
+  virtual void repeat_send(int from, int to, double bytes, std::uint64_t times) {
+    for (std::uint64_t i = 0; i < times; ++i) (void)send(from, to, bytes);
+  }
   /// Chips in one group of `axis` (to turn S into bytes each chip sends).
   virtual int group_size(parallelism::CommAxis axis) const = 0;
   /// Resources (link classes) that profiles' uses refer to.

@@ -66,6 +66,10 @@ class NetworkCommModel final : public CommModel {
   /// measured once: each group's time and load are then the first's (the planner's bounds ask
   /// this of every stage).
   SimTime alone_ps(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage);
+  /// Counts the occurrences (link_loads) without measuring anything again.
+  void repeat_collective(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage, int peer,
+                         std::uint64_t times) override;
+  void repeat_send(int from, int to, double bytes, std::uint64_t times) override;
   int group_size(parallelism::CommAxis axis) const override;
   std::size_t resources() const override { return class_count_; }
   std::string resource_label(std::size_t r) const override { return class_label_[r]; }

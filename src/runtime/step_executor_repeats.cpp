@@ -325,9 +325,15 @@ void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShi
     for (std::size_t e = then.added; e < added_log_.size(); ++e) {
       field_of(stages_[added_log_[e].stage].result, added_log_[e].field) += added_log_[e].value;
     }
-    for (std::size_t e = then.calls; e < calls_log_.size(); ++e) {
-      const Call& c = calls_log_[e];
-      (void)(c.send ? comm_.send(c.stage, c.peer, c.bytes) : comm_.collective(c.axis, c.op, c.bytes, c.stage, c.peer));
+  }
+  // What the comm model counts: each communication once for every period added.
+  const auto times = static_cast<std::uint64_t>(periods);
+  for (std::size_t e = then.calls; e < calls_log_.size(); ++e) {
+    const Call& c = calls_log_[e];
+    if (c.send) {
+      comm_.repeat_send(c.stage, c.peer, c.bytes, times);
+    } else {
+      comm_.repeat_collective(c.axis, c.op, c.bytes, c.stage, c.peer, times);
     }
   }
   const std::vector<char> idle = idle_flights();
