@@ -284,7 +284,6 @@ Executor::Started Executor::try_start(core::Simulator& sim, std::size_t s, std::
       input_.consumed(static_cast<int>(t.message), now);
       finish(s, stream_index, index, now);
       if (steady_ && s == 0) snapshot_due_ = true;  // a microbatch starts: its state may repeat an earlier one
-     
       return Started::kDone;
     }
     case TaskKind::kWait:

@@ -21,7 +21,6 @@ void image_progress(StateImage& im, const Progress& p) {
 void Executor::steady_state(core::Simulator& sim) {
   snapshot_due_ = false;
   Snapshot now = snapshot(sim);
- 
   if (now.next.empty()) return;  // a stage's compute stream is done: nothing repeats
   for (std::size_t j = snapshots_.size(); j-- > 0;) {
     if (try_repeat(sim, snapshots_[j], now)) {
@@ -268,7 +267,6 @@ bool Executor::finish_times_repeat(std::size_t s, const Snapshot& then, const St
 
 void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t periods) {
   const SimTime by = shift.time * periods;
- 
   const auto tasks_by = [&](std::uint32_t lane) { return static_cast<std::uint32_t>(shift.tasks[lane] * periods); };
   const auto messages_by = static_cast<std::uint32_t>(shift.messages * periods);
   for (std::size_t s = 0; s < stages_.size(); ++s) {
