@@ -38,9 +38,11 @@ void LinkSharing::append_state(std::vector<std::uint64_t>& out) const {
     out.push_back(r.users.size() << 1 | (r.dirty ? 1 : 0));
     out.insert(out.end(), r.users.begin(), r.users.end());
   }
-  std::vector<ActivityId> sorted = free_ids_;  // a heap: only the set decides what add() takes
-  std::sort(sorted.begin(), sorted.end());
-  const std::vector<ActivityId>& free = sorted;
+  const std::vector<ActivityId> free = [this] {  // a heap: only the set decides what add() takes
+    std::vector<ActivityId> ids = free_ids_;
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }();
   for (const auto* ids : {&free, &dirty_, &pending_}) {
     out.push_back(ids->size());
     out.insert(out.end(), ids->begin(), ids->end());

@@ -544,15 +544,12 @@ const CommProfile& NetworkCommModel::collective(CommAxis axis, CommOp op, double
 void NetworkCommModel::repeat_collective(CommAxis axis, CommOp op, double bytes, int stage, int peer,
                                          std::uint64_t times) {
   const auto key = key_of(axis, op, bytes, stage, peer);
-  if (!key) return;
-  (void)use(*key, [&] { return measure_key(*key); });  // measured already: the executor asked once
-  cache_.find(*key)->second.uses += times - 1;
+  if (key) (void)use(*key, [&] { return measure_key(*key); }, times);
 }
 
 void NetworkCommModel::repeat_send(int from, int to, double bytes, std::uint64_t times) {
   const Key key = send_key(from, to, bytes);
-  (void)use(key, [&] { return measure_key(key); });
-  cache_.find(key)->second.uses += times - 1;
+  (void)use(key, [&] { return measure_key(key); }, times);
 }
 
 NetworkCommModel::Key NetworkCommModel::send_key(int from, int to, double bytes) {

@@ -121,10 +121,10 @@ class NetworkCommModel final : public CommModel {
   /// Each phase's pairs in sorted order (a hash map's order would make sums depend on it).
   static PhasePairs sorted(std::vector<std::unordered_map<std::uint64_t, std::uint64_t>>&& bytes_of);
 
-  /// The profile of communication `key`, measured by `measured()` on first use; counts the
-  /// occurrence.
+  /// The profile of communication `key`, measured by `measured()` on first use; counts
+  /// `times` occurrences.
   template <typename Measure>
-  const CommProfile& use(const Key& key, Measure&& measured) {
+  const CommProfile& use(const Key& key, Measure&& measured, std::uint64_t times = 1) {
     auto it = cache_.find(key);
     if (it == cache_.end()) {
       const Measured* known = memo_ != nullptr ? memo_->find(memo_context_, key) : nullptr;
@@ -135,7 +135,7 @@ class NetworkCommModel final : public CommModel {
         if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
       }
     }
-    ++it->second.uses;
+    it->second.uses += times;
     return it->second.profile;
   }
   /// Profile of `groups` running a communication that `lower(schedule, some_groups)` lowers

@@ -310,7 +310,7 @@ class Executor final : public core::EventHandler {
   /// where it repeats one, moves forward by as many periods as the programs repeat.
   void steady_state(core::Simulator& sim);
 
-  /// The state now as an image (empty head: some stage has no compute left).
+  /// The state now as an image (empty `next`: some stage has no compute left).
   Snapshot snapshot(core::Simulator& sim) const;
 
   /// Per flight id: its place among the flights in flight, in (stage, stream) order
@@ -344,7 +344,7 @@ class Executor final : public core::EventHandler {
   std::vector<std::vector<std::pair<SimTime, double>>> loads_;  // per link class, with the timeline
   std::vector<std::size_t> touched_;   // stages whose compute must be retimed
   std::vector<char> touched_flag_;     // per stage: in touched_
-  // Steady state: on with Recording::kTotals and a host that never limits.
+  // Steady state: on without a timeline and with a host that never limits.
   bool steady_ = false;
   bool snapshot_due_ = false;                         // stage 0 has started a microbatch
   std::uint64_t repeated_periods_ = 0;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
+#include <tuple>
 
 #include "config/component_config.hpp"
 #include "util/error.hpp"
@@ -46,11 +46,11 @@ class CrossValidation {
   /// the same constants on mostly the same rows.
   ValidationReport run(const std::vector<std::string>& ids, const Overrides& overrides, const std::string& what) {
     if (progress_) progress_(what);
-    const std::string with = key_of(overrides);
     std::vector<RowOutcome> outcomes;
     for (const auto& id : ids) {
-      auto it = outcomes_.find({id, with});
-      if (it == outcomes_.end()) it = outcomes_.emplace(std::make_pair(id, with), validate_row(by_id_.at(id), catalog_, overrides)).first;
+      const OutcomeKey key{id, overrides.matmul, overrides.training};
+      auto it = outcomes_.find(key);
+      if (it == outcomes_.end()) it = outcomes_.emplace(key, validate_row(by_id_.at(id), catalog_, overrides)).first;
       outcomes.push_back(it->second);
     }
     return summarise(std::move(outcomes));
@@ -87,24 +87,12 @@ class CrossValidation {
   }
 
  private:
-  /// The overrides as text, every value exactly (17 significant digits).
-  static std::string key_of(const Overrides& o) {
-    std::string key;
-    char value[32];
-    for (const auto* map : {&o.matmul, &o.training}) {
-      key += map == &o.matmul ? "matmul:" : "training:";
-      for (const auto& [hardware, v] : *map) {
-        std::snprintf(value, sizeof value, "%.17g", v);
-        key += hardware + "=" + value + ";";
-      }
-    }
-    return key;
-  }
-
   const Catalog& catalog_;
   const CrossProgress& progress_;
   std::map<std::string, CsvRow> by_id_;
-  std::map<std::pair<std::string, std::string>, RowOutcome> outcomes_;  ///< by (row id, overrides)
+  /// A row's outcome by (row id, Overrides::matmul, Overrides::training).
+  using OutcomeKey = std::tuple<std::string, std::map<std::string, double>, std::map<std::string, double>>;
+  std::map<OutcomeKey, RowOutcome> outcomes_;
   std::map<std::pair<std::string, std::vector<std::string>>, double> fits_;
 };
 
