@@ -2,7 +2,9 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "config/yaml_comments.hpp"
@@ -70,9 +72,10 @@ std::optional<YAML::Mark> second_document(const std::string& text) {
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources) {
-  const std::string text = read_input_file(file, shown);
-  sources.add_input(InputRecord{file, shown, sources.digests() ? sha256_hex(text) : std::string()});
+namespace {
+
+/// The document `text` of `shown`, parsed: one document, not empty.
+YAML::Node parse_document(const std::string& text, const std::string& shown) {
   YAML::Node root;
   std::optional<YAML::Mark> second;
   try {
@@ -89,6 +92,86 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
   }
   if (!root.IsDefined() || root.IsNull()) throw InputError(shown + ":1:1: the file is empty");
   return root;
+}
+
+struct MarkAccess;
+
+}  // namespace
+}  // namespace podsim::config
+
+/// yaml-cpp befriends every specialization of its `as_if`, and this one is the only way to
+/// give a node a mark: YAML::Clone copies a document without them, and every message about a
+/// value names its line and column.
+template <>
+struct YAML::as_if<podsim::config::MarkAccess, void> {
+  static const void* identity(const YAML::Node& n) { return n.m_pNode; }
+  static void set_mark(YAML::Node& n, const YAML::Mark& mark) { n.m_pNode->set_mark(mark); }
+};
+
+namespace podsim::config {
+
+struct ParsedFiles::Documents {
+  struct Document {
+    YAML::Node root;
+    InputRecord record;  // with its digest
+  };
+  std::map<std::pair<std::string, std::string>, Document> by_file;  // (path, shown)
+};
+
+ParsedFiles::ParsedFiles() : documents_(std::make_unique<Documents>()) {}
+ParsedFiles::~ParsedFiles() = default;
+
+namespace {
+
+using Marks = YAML::as_if<MarkAccess, void>;
+
+/// Gives each node of `copy` the mark of its original in `from` (`copy` is YAML::Clone of
+/// `from`: the same shape, keys in the same order). An alias's node is visited once.
+void copy_marks(const YAML::Node& from, YAML::Node copy, std::set<const void*>& seen) {
+  if (!from.IsDefined() || !seen.insert(Marks::identity(from)).second) return;
+  Marks::set_mark(copy, from.Mark());
+  if (from.IsMap()) {
+    auto c = copy.begin();
+    for (auto f = from.begin(); f != from.end(); ++f, ++c) {
+      copy_marks(f->first, c->first, seen);
+      copy_marks(f->second, c->second, seen);
+    }
+  } else if (from.IsSequence()) {
+    auto c = copy.begin();
+    for (auto f = from.begin(); f != from.end(); ++f, ++c) copy_marks(*f, *c, seen);
+  }
+}
+
+YAML::Node copy_with_marks(const YAML::Node& root) {
+  YAML::Node copy = YAML::Clone(root);
+  std::set<const void*> seen;
+  copy_marks(root, copy, seen);
+  return copy;
+}
+
+}  // namespace
+
+YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources) {
+  ParsedFiles* files = sources.parsed_files();
+  if (files == nullptr) {
+    const std::string text = read_input_file(file, shown);
+    sources.add_input(InputRecord{file, shown, sources.digests() ? sha256_hex(text) : std::string()});
+    return parse_document(text, shown);
+  }
+  auto& by_file = files->documents().by_file;
+  const auto key = std::make_pair(file.string(), shown);
+  auto found = by_file.find(key);
+  if (found == by_file.end()) {
+    const std::string text = read_input_file(file, shown);
+    InputRecord record{file, shown, sha256_hex(text)};
+    sources.add_input(sources.digests() ? record : InputRecord{file, shown, std::string()});
+    YAML::Node root = parse_document(text, shown);  // a file that fails is not kept
+    found = by_file.emplace(key, ParsedFiles::Documents::Document{root, std::move(record)}).first;
+  } else {
+    const InputRecord& record = found->second.record;
+    sources.add_input(sources.digests() ? record : InputRecord{file, shown, std::string()});
+  }
+  return copy_with_marks(found->second.root);
 }
 
 void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources) {

@@ -174,6 +174,15 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
 }
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout, ParsedFiles& files) {
+  const std::string shown = display_name(file);
+  SourceMap sources;
+  sources.read_through(&files);
+  YAML::Node root = load_yaml_file(file, shown, sources);
+  return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
+}
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, std::vector<InputRecord>& inputs) {
   const std::string shown = display_name(file);
   SourceMap sources;

@@ -9,6 +9,7 @@
 
 #include "config/input_record.hpp"
 #include "config/overrides.hpp"
+#include "config/parsed_files.hpp"
 #include "runtime/scenario.hpp"
 #include "util/error.hpp"
 
@@ -55,6 +56,10 @@ struct LoadedScenario {
 /// that caused it. Overrides of `model`, `hardware` or `topology` may name files.
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {},
                              bool check_layout = true);
+/// The same, each file read and parsed once through `files` (a sweep's points, which read
+/// the same files again and again). Gives exactly what the overload without it gives.
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout, ParsedFiles& files);
 /// The same; also adds every file read, with its SHA-256, to `inputs`, even when it throws.
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, std::vector<InputRecord>& inputs);

@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/input_record.hpp"
+#include "config/parsed_files.hpp"
 
 namespace podsim::config {
 
@@ -40,6 +41,10 @@ class SourceMap {
   bool digests() const { return digests_; }
   /// Every file read, in the order first read.
   const std::vector<InputRecord>& inputs() const { return inputs_; }
+  /// Files are taken from `files` (parsed the first time only) instead of read and parsed;
+  /// nullptr (the default) reads each one.
+  void read_through(ParsedFiles* files) { files_ = files; }
+  ParsedFiles* parsed_files() const { return files_; }
 
  private:
   struct Origin {
@@ -51,6 +56,7 @@ class SourceMap {
   std::vector<std::string> defaults_;
   std::vector<InputRecord> inputs_;
   bool digests_ = false;
+  ParsedFiles* files_ = nullptr;
 };
 
 /// Where the value at `key_path` (e.g. "parallelism.tp") of `root` is: file:line:col of

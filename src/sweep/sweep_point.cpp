@@ -141,13 +141,13 @@ PointResult PointResult::deserialize(std::uint64_t index, const std::vector<char
   return p;
 }
 
-PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, runtime::CommMemo& memo) {
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, SharedWork& shared) {
   std::vector<config::Override> overrides = sweep.fixed;
   for (auto& o : sweep.overrides_at(index)) overrides.push_back(std::move(o));
   std::vector<std::int64_t> derived(sweep.derived.size(), 0);
   // Read once; the layout is checked apart so that a point that cannot run still says what
   // it is (its layout as written) without reading its files again.
-  config::LoadedScenario loaded = config::load_scenario(sweep.base, overrides, false);
+  config::LoadedScenario loaded = config::load_scenario(sweep.base, overrides, false, shared.files);
   if (!sweep.derived.empty()) {
     // Derived keys are computed from the point's own values (before its layout is checked),
     // then the point is read again with them (its files are not).
@@ -194,7 +194,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   }
   runtime::StepReport report;
   try {
-    report = runtime::simulate_step(s, runtime::Recording::kTotals, memo);
+    report = runtime::simulate_step(s, runtime::Recording::kTotals, shared.memo);
   } catch (const runtime::BeyondWorkBudget& e) {
     PointResult p = infeasible(index, "beyond the work budget: " + e.key() + ": " + e.what(), sweep, derived);
     describe_layout(p, s);
@@ -228,7 +228,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
 }
 
 PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index) {
-  runtime::CommMemo fresh;
+  SharedWork fresh;
   return evaluate_point(sweep, index, fresh);
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "config/parsed_files.hpp"
 #include "config/sweep_config.hpp"
 #include "runtime/comm_memo.hpp"
 
@@ -40,12 +41,19 @@ std::size_t metric_index(const std::string& name);
 /// The position of whole-number metric `name` ("chips") in PointResult::ints.
 std::size_t int_metric_index(const std::string& name);
 
+/// What one process's points share: communication measurements, and the files they read,
+/// each parsed once. Sharing changes no point's result.
+struct SharedWork {
+  runtime::CommMemo memo;
+  config::ParsedFiles files;
+};
+
 /// Builds point `index`'s scenario (swept values, then derived keys), checks it can run
 /// and fits in memory, and simulates one step. A layout that cannot run, a derived value
 /// that is not a whole number, or a layout that does not fit, gives an infeasible result
 /// with the reason — or, unless the sweep skips infeasible points, an InputError.
-/// Communication measurements are shared with the process's other points through `memo`.
-PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, runtime::CommMemo& memo);
+/// Measurements and parsed files are shared with the process's other points through `shared`.
+PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index, SharedWork& shared);
 /// The same, measuring everything afresh.
 PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index);
 

@@ -242,9 +242,9 @@ SweepSummary run_sweep(const config::LoadedSweep& sweep, const SweepOutput& out,
   ProgressLine progress("sweep", "points", out.progress && comm.root(), summary.points, results.size(), comm.size());
   auto last_write = Clock::now();
   const auto flush_every = std::chrono::duration<double>(out.flush_seconds);
-  runtime::CommMemo memo;  // this process's points share their communication measurements
+  SharedWork shared;  // this process's points share their communication measurements and parsed files
   partition::distribute(
-      comm, todo, [&](std::uint64_t i) { return evaluate_point(sweep, i, memo).serialize(); },
+      comm, todo, [&](std::uint64_t i) { return evaluate_point(sweep, i, shared).serialize(); },
       [&](std::uint64_t i, const std::vector<char>& bytes) {
         PointResult r = PointResult::deserialize(i, bytes);
         summary.simulated += r.feasible ? 1 : 0;

@@ -462,5 +462,68 @@ TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
   EXPECT_THROW(files.again({set("model", "other.yaml")}, false), InputError);
 }
 
+TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
+  // A sweep reads its files through ParsedFiles: each is parsed once, and every later load
+  // gets a copy. The copies must carry the marks (every message names line and column), and
+  // a load must not see what an earlier one changed in its copy (overrides, defaults).
+  const fs::path root(PODSIM_SOURCE_DIR);
+  write("m.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
+                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
+                      "\nschema_version: 1\n"
+                      "training: { global_batch: 64 }\n"
+                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  const auto set = [](const std::string& path, const std::string& value) {
+    return Override{path, value, "--set " + path + "=" + value, fs::current_path()};
+  };
+  const auto refusal = [](const LoadedScenario& s) {
+    try {
+      s.check_layout(s.scenario);
+    } catch (const InfeasibleLayout& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  ParsedFiles files;
+  const std::vector<std::vector<Override>> cases = {
+      {set("parallelism.dp", "3")},          // refused at the file's own line for pp
+      {set("training.micro_batch", "2")},    // fits; fills defaults into its copy
+      {},                                    // must not see micro_batch 2
+      {set("parallelism.dp", "16"), set("parallelism.tp", "8")},  // 128 chips of 64: refused
+      {set("model", (root / "configs/models/gpt-1.7b.yaml").string())},
+  };
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& overrides : cases) {
+      const LoadedScenario direct = load_scenario("m.yaml", overrides, false);
+      const LoadedScenario cached = load_scenario("m.yaml", overrides, false, files);
+      EXPECT_EQ(cached.resolved_yaml(), direct.resolved_yaml());
+      EXPECT_EQ(refusal(cached), refusal(direct));
+      for (const char* key : {"parallelism.tp", "parallelism.pp", "training.global_batch", "model.layers",
+                              "hardware.hbm_capacity", "topology.kind"}) {
+        EXPECT_EQ(cached.where(key), direct.where(key)) << key;
+        const std::string where = cached.where(key);
+        EXPECT_TRUE(where.find(".yaml:") != std::string::npos || where.rfind("--set", 0) == 0) << where;
+      }
+    }
+  }
+  EXPECT_NE(refusal(load_scenario("m.yaml", cases[0], false, files)), "");
+  // A value the file gets wrong is named at its line and column either way.
+  write("bad.yaml", "schema_version: 1\nmodel: nonexistent.yaml\n");
+  std::string direct_error;
+  std::string cached_error;
+  try {
+    load_scenario("bad.yaml", {}, false);
+  } catch (const InputError& e) {
+    direct_error = e.what();
+  }
+  try {
+    load_scenario("bad.yaml", {}, false, files);
+  } catch (const InputError& e) {
+    cached_error = e.what();
+  }
+  EXPECT_NE(direct_error.find("bad.yaml:2:"), std::string::npos) << direct_error;
+  EXPECT_EQ(cached_error, direct_error);
+}
+
 }  // namespace
 }  // namespace podsim::config

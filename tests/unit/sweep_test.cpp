@@ -99,15 +99,16 @@ TEST_F(SweepFiles, AFeasiblePointIsExactlyTheScenarioItDescribes) {
 }
 
 TEST_F(SweepFiles, SharedMeasurementsGiveEveryPointExactlyItsOwnResult) {
-  // Points that share a mesh reuse each other's communication measurements (CommMemo): in
-  // whatever order one process meets them, each point's bytes are those measured afresh.
+  // Points that share a mesh reuse each other's communication measurements (CommMemo), and
+  // all share the files parsed once: in whatever order one process meets them, each point's
+  // bytes are those measured and read afresh.
   const auto sweep = config::load_sweep(write(
       "axes: { parallelism.tp: [4, 8], training.recompute: [selective, full], parallelism.zero: [1, 3] }\n"
       "derive: { parallelism.dp: \"chips / tp\" }\n"));
   std::vector<std::vector<char>> fresh;
   for (std::uint64_t i = 0; i < sweep.points(); ++i) fresh.push_back(sweep::evaluate_point(sweep, i).serialize());
-  runtime::CommMemo forwards;
-  runtime::CommMemo backwards;
+  sweep::SharedWork forwards;
+  sweep::SharedWork backwards;
   for (std::uint64_t i = 0; i < sweep.points(); ++i) {
     EXPECT_EQ(sweep::evaluate_point(sweep, i, forwards).serialize(), fresh[i]) << "point " << i;
     const std::uint64_t j = sweep.points() - 1 - i;
