@@ -127,7 +127,8 @@ CommWork estimate_comm_work(
       const bool pairs = axis == CommAxis::kPp || axis == CommAxis::kOther;
       if (size == 0 || (!pairs && axes.count(axis) == 0)) continue;
       const int peer = pairs ? t.peer : -1;
-      if (!seen.emplace(int(axis), int(t.op), size, static_cast<int>(st), peer).second) continue;
+      // insert, not emplace: emplace makes the node before it looks, and nearly every task repeats a key.
+      if (!seen.insert({int(axis), int(t.op), size, static_cast<int>(st), peer}).second) continue;
       if (pairs) {
         // A message or a tied-embedding sum: one transfer (a pair's ring of one step) per
         // pipeline group, all in one schedule on either network.
