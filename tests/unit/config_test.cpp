@@ -422,6 +422,21 @@ TEST_F(ConfigFiles, DpAutoIsWhatTensorAndPipelineDegreesLeave) {
   EXPECT_THROW(load_scenario("odd.yaml"), InputError);  // 3 does not divide 64
 }
 
+/// A --set flag as the command line gives it.
+Override set(const std::string& path, const std::string& value) {
+  return Override{path, value, "--set " + path + "=" + value, fs::current_path()};
+}
+
+/// Why `s`'s layout cannot run ("" when it can).
+std::string refusal(const LoadedScenario& s) {
+  try {
+    s.check_layout(s.scenario);
+  } catch (const InfeasibleLayout& e) {
+    return std::string(e.what());
+  }
+  return std::string();
+}
+
 TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
   // A sweep's derived keys: the point is read, then read again with the derived values. Its
   // defaults must follow the new values (dp is what tp and pp leave), not the first reading's.
@@ -430,9 +445,6 @@ TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
                           "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() + "\ntopology: " +
                           (root / "topologies/a100-dgx-8x8.yaml").string() +
                           "\ntraining: { global_batch: 64 }\nparallelism: { tp: 2 }\n");
-  const auto set = [](const std::string& path, const std::string& value) {
-    return Override{path, value, "--set " + path + "=" + value, fs::current_path()};
-  };
   LoadedScenario first = load_scenario("again.yaml", {set("training.micro_batch", "2")}, false);
   EXPECT_EQ(first.scenario.parallel.dp, 32);
   const LoadedScenario again = first.again({set("parallelism.tp", "4"), set("parallelism.pp", "2")}, false);
@@ -444,14 +456,6 @@ TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
     EXPECT_EQ(again.where(key), direct.where(key)) << key;
   }
   // The same refusal, at the same place, when the new values cannot run.
-  const auto refusal = [](const LoadedScenario& s) {
-    try {
-      s.check_layout(s.scenario);
-    } catch (const InfeasibleLayout& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   LoadedScenario odd_first = load_scenario("again.yaml", {}, false);
   const LoadedScenario odd = odd_first.again({set("parallelism.dp", "3")}, false);
   const std::string expected = refusal(load_scenario("again.yaml", {set("parallelism.dp", "3")}, false));
@@ -473,17 +477,6 @@ TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
                       "\nschema_version: 1\n"
                       "training: { global_batch: 64 }\n"
                       "parallelism:\n  tp: 2\n  pp: 1\n");
-  const auto set = [](const std::string& path, const std::string& value) {
-    return Override{path, value, "--set " + path + "=" + value, fs::current_path()};
-  };
-  const auto refusal = [](const LoadedScenario& s) {
-    try {
-      s.check_layout(s.scenario);
-    } catch (const InfeasibleLayout& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
   ParsedFiles files;
   const std::vector<std::vector<Override>> cases = {
       {set("parallelism.dp", "3")},          // refused at the file's own line for pp
