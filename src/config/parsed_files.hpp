@@ -13,6 +13,7 @@ namespace podsim::config {
 /// fresh parse. A file that fails to parse is not kept: it fails again, the same way. Files
 /// are not read again, so a file changed while a sweep runs is seen as it was first read
 /// (as a sweep's recorded digests say). One owner at a time: not for concurrent use.
+/// Implemented in document.cpp, beside the loading it serves.
 class ParsedFiles {
  public:
   ParsedFiles();
