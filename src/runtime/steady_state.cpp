@@ -5,6 +5,14 @@
 
 namespace podsim::runtime {
 
+namespace {
+/// Whether a task of `kind` carries a message id (sends, receives) or a microbatch (input).
+bool carries_message(parallelism::TaskKind kind) {
+  return kind == parallelism::TaskKind::kSend || kind == parallelism::TaskKind::kRecv ||
+         kind == parallelism::TaskKind::kInput;
+}
+}  // namespace
+
 void StateImage::real(double v) { put(kRaw, std::bit_cast<std::uint64_t>(v)); }
 
 void StateImage::raw_words(const std::vector<std::uint64_t>& words) {
@@ -41,9 +49,7 @@ bool moved_by(const StateImage& earlier, const StateImage& later, const StateShi
 std::optional<std::int64_t> ProgramPeriods::message_shift(std::uint32_t period, std::uint32_t from) const {
   const auto& tasks = program_.tasks;
   for (std::uint32_t i = from; i < from + period && i + period < tasks.size(); ++i) {
-    const auto kind = tasks[i].kind;
-    if (kind == parallelism::TaskKind::kSend || kind == parallelism::TaskKind::kRecv ||
-        kind == parallelism::TaskKind::kInput) {
+    if (carries_message(tasks[i].kind)) {
       return static_cast<std::int64_t>(tasks[i + period].message) - static_cast<std::int64_t>(tasks[i].message);
     }
   }
@@ -53,9 +59,7 @@ std::optional<std::int64_t> ProgramPeriods::message_shift(std::uint32_t period, 
 bool ProgramPeriods::is_copy(std::uint32_t i, std::uint32_t period, std::int64_t messages) const {
   const parallelism::Task& t = program_.tasks[i];
   const parallelism::Task& o = program_.tasks[i - period];
-  const bool carries = t.kind == parallelism::TaskKind::kSend || t.kind == parallelism::TaskKind::kRecv ||
-                       t.kind == parallelism::TaskKind::kInput;
-  const std::int64_t message_move = carries ? messages : 0;
+  const std::int64_t message_move = carries_message(t.kind) ? messages : 0;
   if (t.kind != o.kind || t.stream != o.stream || t.category != o.category || t.axis != o.axis || t.op != o.op ||
       t.gemm_share != o.gemm_share || t.memory_share != o.memory_share || t.duration_ps != o.duration_ps ||
       std::bit_cast<std::uint64_t>(t.bytes) != std::bit_cast<std::uint64_t>(o.bytes) ||
