@@ -519,11 +519,11 @@ double tp_buffer_bytes(const workload::ModelSpec& model, const TrainingSpec& tra
 }
 
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& given_chip, const ParallelSpec& parallel,
-                    const TrainingSpec& training, ComputeRuns runs) {
+                    const TrainingSpec& training, ComputeRuns runs, int held_microbatches) {
   // The fused attention runs at the rate of the kernel the step uses (training.flash_kernel).
   const hardware::ChipSpec chip = hardware::with_flash_kernel(given_chip, training.flash_kernel);
   Context c{.model = model, .chip = chip, .parallel = parallel, .training = training};
-  c.microbatches = microbatches(parallel, training);
+  c.microbatches = held_microbatches > 0 ? held_microbatches : microbatches(parallel, training);
   c.virtual_total = parallel.pp * parallel.virtual_stages;
   c.vs_layers = virtual_stage_layers(model, parallel);
   const auto& prec = training.precision;

@@ -28,9 +28,12 @@ enum class ComputeRuns { kFused, kEveryTask };
 /// Builds the program of every pipeline stage for one training step (see StepPlan).
 /// Compute durations come from the chip's roofline model; communication is left to the
 /// runtime (it depends on the network).
+/// `held_microbatches` > 0: the programs hold that many microbatches instead of the step's
+/// (a shorter step of the same shape, whose repeating middle the executor lengthens:
+/// runtime/short_programs.hpp); the plan's tokens and model FLOPs stay the step's.
 StepPlan build_step(const workload::ModelSpec& model, const hardware::ChipSpec& chip,
                     const ParallelSpec& parallel, const TrainingSpec& training,
-                    ComputeRuns runs = ComputeRuns::kFused);
+                    ComputeRuns runs = ComputeRuns::kFused, int held_microbatches = 0);
 
 /// The buffer of each tensor-parallel collective (S, nccl-tests sense): the whole b·s·h
 /// activation of a microbatch in the communication dtype.

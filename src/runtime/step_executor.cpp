@@ -9,7 +9,7 @@ namespace podsim::runtime {
 namespace detail {
 
 Executor::Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, Recording recording,
-                   Repeats repeats)
+                   Repeats repeats, int missing)
     : plan_(plan),
       comm_(comm),
       input_(input),
@@ -18,7 +18,8 @@ Executor::Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipe
       recorder_(plan, recording),
       loads_(recording == Recording::kTimeline ? comm.resources() : 0),
       touched_flag_(plan.stages.size(), 0),
-      steady_(repeats == Repeats::kSkip && recording != Recording::kTimeline && !input.limits()) {
+      steady_(repeats == Repeats::kSkip && recording != Recording::kTimeline && !input.limits()),
+      missing_(steady_ && recording == Recording::kTotals ? missing : 0) {
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     const auto& program = plan.stages[s];
     State& st = stages_[s];
@@ -72,6 +73,7 @@ ExecutionResult Executor::run() {
   }
   out.events = sim.events_processed();
   out.repeated_periods = repeated_periods_;
+  out.microbatches_added = added_;
   out.critical_path = recorder_.critical_path();
   out.timeline = recorder_.take_timeline();
   // Per stage and stream, in time order (compute spans are recorded when they end).
@@ -333,8 +335,8 @@ void Executor::advance(core::Simulator& sim, std::size_t s) {
 }  // namespace detail
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
-                             Recording recording, Repeats repeats) {
-  return detail::Executor(plan, comm, input, recording, repeats).run();
+                             Recording recording, Repeats repeats, int missing) {
+  return detail::Executor(plan, comm, input, recording, repeats, missing).run();
 }
 
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,

@@ -57,6 +57,9 @@ struct ExecutionResult {
   std::uint64_t events = 0;  ///< processed, or standing for a repeated period's (the same count)
   /// Periods of repeated microbatches added rather than simulated (Repeats::kSkip).
   std::uint64_t repeated_periods = 0;
+  /// Microbatches the step has beyond those its programs hold, added as repeated periods
+  /// (execute_step's `missing`): equal to what was asked when the lengthening held, else 0.
+  int microbatches_added = 0;
   std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
   std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
   std::vector<Flow> flows;                 ///< every pipeline message (with the timeline)
@@ -86,9 +89,18 @@ struct ExecutionResult {
 /// The critical path's records are moved with them. Not with Recording::kTimeline (every
 /// interval is drawn) or a host that limits (its buffer is not part of the test).
 /// Repeats::kSimulate simulates every one (the tests' reference).
+///
+/// `missing` > 0 (Recording::kTotals only): the step has that many microbatches more than the
+/// programs hold, programs built shorter by parallelism::build_step's `held_microbatches`.
+/// At repeated periods the run is lengthened by them, as whole periods: times, sums,
+/// events and the comm model's counts move as the whole step's would, task and message numbers
+/// only as far as the short programs go (runtime/short_programs.hpp says why this is the
+/// whole step's run). Where it cannot be (no period repeats, or the period does not divide
+/// `missing`), microbatches_added is 0 and the result is not the step's.
 enum class Repeats : std::uint8_t { kSkip, kSimulate };
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
-                             Recording recording = Recording::kCriticalPath, Repeats repeats = Repeats::kSkip);
+                             Recording recording = Recording::kCriticalPath, Repeats repeats = Repeats::kSkip,
+                             int missing = 0);
 /// The same with a fresh host pipeline (its buffer full at the start).
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm,
                              const parallelism::InputPipelineSpec& input, int micro_batch);

@@ -35,7 +35,7 @@ inline constexpr SimTime kNotDone = -1;
 class Executor final : public core::EventHandler {
  public:
   Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input, Recording recording,
-           Repeats repeats);
+           Repeats repeats, int missing = 0);
 
   ExecutionResult run();
 
@@ -323,13 +323,20 @@ class Executor final : public core::EventHandler {
   /// the run forward by every period they repeat for.
   bool try_repeat(core::Simulator& sim, const Snapshot& then, const Snapshot& now);
 
+  /// Short programs that cannot be lengthened: the run goes on without repeats (its result is
+  /// the short programs' own, microbatches_added 0). Returns false.
+  bool give_up_lengthening();
+
   /// Whether stage `s`'s tasks [from, to) are finished now exactly when the task P earlier
   /// was at `then`, Δ later.
   bool finish_times_repeat(std::size_t s, const Snapshot& then, const StateShift& shift, std::uint32_t from,
                            std::uint32_t to) const;
 
-  /// Moves the run forward by `periods` repeats of the period since `then`.
-  void repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t periods);
+  /// Moves the run forward by `periods` repeats of the period since `then`: in time, sums and
+  /// counts; in task and message numbers by `held` of them (fewer when the step is lengthened
+  /// beyond its programs, `missing_`).
+  void repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t held,
+              std::int64_t periods);
 
   const parallelism::StepPlan& plan_;
   CommModel& comm_;
@@ -348,6 +355,10 @@ class Executor final : public core::EventHandler {
   bool steady_ = false;
   bool snapshot_due_ = false;                         // stage 0 has started a microbatch
   std::uint64_t repeated_periods_ = 0;
+  // Short programs (execute_step's `missing`): microbatches still to add at repeats, and those
+  // added.
+  int missing_ = 0;
+  int added_ = 0;
   std::vector<ProgramPeriods> periods_;               // per stage
   std::vector<std::vector<std::uint32_t>> position_;  // per stage and task: its place in its stream
   std::vector<Snapshot> snapshots_;                   // the last few, oldest first

@@ -218,15 +218,28 @@ bool Executor::try_repeat(core::Simulator& sim, const Snapshot& then, const Snap
   }
   shift.messages = messages.value_or(0);
   if (!moved_by(then.image, now.image, shift)) return false;
-  std::int64_t periods = std::numeric_limits<std::int64_t>::max();
+  // Short programs (short_programs.hpp): the step's own programs have `extra` more periods in
+  // their repeating middle. Inserted just past what the run has touched, they move everything
+  // ahead by `extra` periods there, and nothing before.
+  std::int64_t extra = 0;
+  if (missing_ > 0) {
+    if (shift.messages <= 0 || missing_ % shift.messages != 0) return give_up_lengthening();
+    extra = missing_ / shift.messages;
+  }
+  std::int64_t periods = std::numeric_limits<std::int64_t>::max();  // in the step's own programs
+  std::int64_t held = periods;                                       // in these
+  std::int64_t window = 1;  // periods before the last one's copies lie past all the run touched
   for (std::size_t s = 0; s < n; ++s) {
-    const std::uint32_t p = period[s];
+    const std::int64_t p = period[s];
+    const std::int64_t top = high[s];
     // Everything the last period read: its moving streams' tasks and what they waited for.
     const std::uint32_t from = periods_[s].earliest_read(low[s], high[s] + 1);
-    if (!finish_times_repeat(s, then, shift, from + p, high[s])) return false;
-    const std::uint32_t until = periods_[s].repeats_until(p, shift.messages, from + p);
-    if (until <= high[s]) return false;
-    periods = std::min<std::int64_t>(periods, (until - 1 - high[s]) / p);
+    if (!finish_times_repeat(s, then, shift, from + period[s], high[s])) return false;
+    const std::int64_t until = periods_[s].repeats_until(period[s], shift.messages, from + period[s]);
+    if (until + extra * p <= top) return false;
+    periods = std::min(periods, (until + extra * p - 1 - top) / p);
+    held = std::min(held, until > top ? (until - 1 - top) / p : 0);
+    window = std::max(window, (top - from) / p + 1);
     // A stream that waits through the period waits through the copies only while what it
     // waits for is not among what they finish.
     for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
@@ -236,16 +249,35 @@ bool Executor::try_repeat(core::Simulator& sim, const Snapshot& then, const Snap
       const auto other = static_cast<std::size_t>(plan_.stages[s].tasks[stream.blocked_on].stream);
       const std::size_t moves = now.next[s][other] - then.next[s][other];
       if (moves == 0) continue;
-      const std::size_t at = position_[s][stream.blocked_on];
-      periods = std::min<std::int64_t>(periods, static_cast<std::int64_t>((at - now.next[s][other]) / moves));
+      const auto copies = static_cast<std::int64_t>((position_[s][stream.blocked_on] - now.next[s][other]) / moves);
+      held = std::min(held, copies);
+      periods = std::min(periods, copies + (stream.blocked_on > top ? extra : 0));
     }
   }
   // Never past the simulator's horizon (moving forward checks it too).
-  periods = std::min<std::int64_t>(periods, (kMaxStepPs - now.at) / shift.time);
-  if (periods < 1) return false;
-  repeat(sim, then, shift, periods);
-  repeated_periods_ += static_cast<std::uint64_t>(periods);
+  const std::int64_t horizon = (kMaxStepPs - now.at) / shift.time;
+  periods = std::min(periods, horizon);
+  held = std::min(held, horizon);
+  if (extra > 0) {
+    // Lengthen now by what fits, the rest at a later repeat; or wait for one where it fits.
+    if (window > held || periods <= window) return false;
+    const std::int64_t add = std::min(extra, periods - window);
+    repeat(sim, then, shift, window, window + add);
+    repeated_periods_ += static_cast<std::uint64_t>(window + add);
+    missing_ -= static_cast<int>(add * shift.messages);
+    added_ += static_cast<int>(add * shift.messages);
+    return true;
+  }
+  if (held < 1) return false;
+  repeat(sim, then, shift, held, held);
+  repeated_periods_ += static_cast<std::uint64_t>(held);
   return true;
+}
+
+bool Executor::give_up_lengthening() {
+  missing_ = 0;  // the run goes on as the short programs' own; the caller builds the step's
+  steady_ = false;
+  return false;
 }
 
 bool Executor::finish_times_repeat(std::size_t s, const Snapshot& then, const StateShift& shift, std::uint32_t from,
@@ -265,15 +297,17 @@ bool Executor::finish_times_repeat(std::size_t s, const Snapshot& then, const St
   return true;
 }
 
-void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t periods) {
+void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShift& shift, std::int64_t held,
+                      std::int64_t periods) {
   const SimTime by = shift.time * periods;
-  const auto tasks_by = [&](std::uint32_t lane) { return static_cast<std::uint32_t>(shift.tasks[lane] * periods); };
-  const auto messages_by = static_cast<std::uint32_t>(shift.messages * periods);
+  const auto tasks_by = [&](std::uint32_t lane) { return static_cast<std::uint32_t>(shift.tasks[lane] * held); };
+  const auto messages_by = static_cast<std::uint32_t>(shift.messages * held);
+  const std::int64_t extra = periods - held;  // periods the programs do not hold
   for (std::size_t s = 0; s < stages_.size(); ++s) {
     State& st = stages_[s];
     for (std::size_t k = 0; k < parallelism::kStreams; ++k) {
       StreamState& stream = st.streams[k];
-      stream.next += static_cast<std::size_t>(periods) * (stream.next - then.next[s][k]);
+      stream.next += static_cast<std::size_t>(held) * (stream.next - then.next[s][k]);
       if (stream.blocked_on != kNoTask) stream.blocked_on += tasks_by(lane(s, k));
       if (stream.running_compute) {
         stream.started += by;
@@ -301,15 +335,17 @@ void Executor::repeat(core::Simulator& sim, const Snapshot& then, const StateShi
     }
     st.messages = std::move(moved);
   }
-  // What each skipped period finished, added up and asked of the comm model, in order.
+  // What each skipped period finished, added up and asked of the comm model, in order. The
+  // periods the programs do not hold come first: only the last `held` have tasks to mark.
   for (std::int64_t q = 1; q <= periods; ++q) {
-    for (std::size_t e = then.finished; e < finished_log_.size(); ++e) {
+    const std::int64_t in_programs = q - extra;
+    for (std::size_t e = then.finished; in_programs >= 1 && e < finished_log_.size(); ++e) {
       const auto [s, i] = finished_log_[e];
-      const auto moved = static_cast<std::uint32_t>(shift.tasks[lane_of_task(s, i)] * q);
+      const auto moved = static_cast<std::uint32_t>(shift.tasks[lane_of_task(s, i)] * in_programs);
       stages_[s].finish[i + moved] = stages_[s].finish[i] + shift.time * q;
       recorder_.finished(s, i + moved, stages_[s].finish[i + moved]);
     }
-    for (std::size_t e = then.started; e < started_log_.size(); ++e) {
+    for (std::size_t e = then.started; in_programs >= 1 && e < started_log_.size(); ++e) {
       // The critical path's records: each start, and its cause moved the same way.
       const auto [s, i] = started_log_[e];
       Cause cause = recorder_.cause_of(s, i);

@@ -1,9 +1,11 @@
 #include "runtime/step_simulation.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "parallelism/program_builder.hpp"
 #include "runtime/program_bound.hpp"
+#include "runtime/short_programs.hpp"
 
 namespace podsim::runtime {
 
@@ -42,9 +44,25 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
+  // Sweeps and the planner read totals: their steps are built short where they can be
+  // (short_programs.hpp) and lengthened as they run.
+  const int step_microbatches = parallelism::microbatches(s.parallel, s.training);
+  const bool host_limits = InputPipeline(s.training.input, s.training.micro_batch).limits();
+  int held = built == nullptr && recording == Recording::kTotals && prune_above < 0 && !host_limits
+                 ? held_microbatches(s.parallel, step_microbatches)
+                 : step_microbatches;
   std::optional<parallelism::StepPlan> own;
-  const parallelism::StepPlan& plan =
-      built != nullptr ? *built : own.emplace(parallelism::build_step(s.model, s.chip, s.parallel, s.training));
+  const auto build = [&] {
+    own.emplace(parallelism::build_step(s.model, s.chip, s.parallel, s.training, parallelism::ComputeRuns::kFused,
+                                        held < step_microbatches ? held : 0));
+  };
+  if (built == nullptr) build();
+  if (held < step_microbatches &&
+      std::any_of(own->stages.begin(), own->stages.end(), [](const auto& p) { return p.host_bound_ps > 0; })) {
+    held = step_microbatches;
+    build();
+  }
+  const parallelism::StepPlan& plan = built != nullptr ? *built : *own;
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (budget == Budget::kEnforce) {
     const CommWork work = estimate_comm_work(
@@ -59,7 +77,7 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   StepReport r;
   r.mesh = mesh.describe();
   r.chips = topo.chips();
-  r.microbatches = plan.microbatches;
+  r.microbatches = step_microbatches;
   if (prune_above >= 0) {
     r.program_bound_ps = program_bound_ps(plan, comm);
     if (r.program_bound_ps > prune_above) {
@@ -77,10 +95,17 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   for (int attempt = 0; attempt < kInputSteadyStateRuns; ++attempt) {
     InputPipeline input(s.training.input, s.training.micro_batch, carried);
     comm.reset_uses();
-    r.execution = execute_step(plan, comm, input, recording);
+    r.execution = execute_step(plan, comm, input, recording, Repeats::kSkip, step_microbatches - held);
+    if (r.execution.microbatches_added != step_microbatches - held) {  // not lengthened: the whole step
+      held = step_microbatches;
+      build();
+      InputPipeline full(s.training.input, s.training.micro_batch, carried);
+      comm.reset_uses();
+      r.execution = execute_step(*own, comm, full, recording);
+    }
     if (!input.limits()) break;
-    std::vector<SimTime> next = input.carry_over(r.execution.step_ps, plan.microbatches);
-    if (attempt == 0 && input.host_ps(plan.microbatches) >= r.execution.step_ps) next = input.behind();
+    std::vector<SimTime> next = input.carry_over(r.execution.step_ps, step_microbatches);
+    if (attempt == 0 && input.host_ps(step_microbatches) >= r.execution.step_ps) next = input.behind();
     if (next == carried) break;
     carried = std::move(next);
   }

@@ -1,5 +1,5 @@
-// Repeated microbatches added rather than simulated (runtime/steady_state.hpp) must change
-// nothing: every time category of every stage to the picosecond, every FLOP and byte to the
+// Repeated microbatches added rather than simulated (runtime/steady_state.hpp), and steps
+// built short and lengthened as they run (runtime/short_programs.hpp), must change nothing: every time category of every stage to the picosecond, every FLOP and byte to the
 // bit, the events counted, the links' loads and the critical path are what simulating every
 // microbatch gives.
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include "collectives/schedule_runner.hpp"
 #include "config/overrides.hpp"
 #include "config/scenario_config.hpp"
+#include "runtime/short_programs.hpp"
 #include "runtime/step_simulation.hpp"
 
 namespace podsim {
@@ -69,6 +70,77 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
   EXPECT_GE(repeated, layouts / 3) << repeated << " of " << layouts;
 }
 
+TEST(ShortPrograms, AStepBuiltShortAndLengthenedAsItRunsIsTheStepBuiltWhole) {
+  // runtime/short_programs.hpp: programs holding a few of the step's 128 microbatches, the
+  // rest added as repeated periods, against the whole programs (their repeats added too, which
+  // the test above holds to simulating every microbatch): every bit of every stage's result.
+  const auto m = closed_form::uniform_model(8);
+  std::size_t lengthened = 0;
+  std::size_t tried = 0;
+  for (bool shared : {false, true}) {
+    for (closed_form::SmallLayout l : closed_form::small_layouts(256)) {
+      for (bool interleaved : {true, false}) {
+        if (!interleaved) {
+          if (l.parallel.pp == 1) continue;
+          l.parallel.schedule = parallelism::PipelineSchedule::kOneFOneB;  // plain 1F1B
+          l.parallel.virtual_stages = 1;
+          l.name += ", 1F1B";
+        }
+        const int step = parallelism::microbatches(l.parallel, l.training);
+        const int held = runtime::held_microbatches(l.parallel, step);
+        if (l.parallel.zero == 3 && l.parallel.pp > 1) {
+          EXPECT_EQ(held, step) << l.name;  // their state repeats late if at all
+          continue;
+        }
+        ASSERT_LT(held, step) << l.name;
+        const std::string what = std::string(shared ? "shared" : "own") + " links, " + l.name;
+        const auto whole = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training);
+        const auto part = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training,
+                                                  parallelism::ComputeRuns::kFused, held);
+        ASSERT_EQ(part.tokens_per_step, whole.tokens_per_step) << what;
+        ASSERT_EQ(part.model_flops_per_step, whole.model_flops_per_step) << what;
+        closed_form::ClosedFormComm comm_a(5'000'000, 50e9, shared);
+        closed_form::ClosedFormComm comm_b(5'000'000, 50e9, shared);
+        runtime::InputPipeline host_a(l.training.input, l.training.micro_batch);
+        runtime::InputPipeline host_b(l.training.input, l.training.micro_batch);
+        const auto expected = runtime::execute_step(whole, comm_a, host_a, runtime::Recording::kTotals);
+        const auto got = runtime::execute_step(part, comm_b, host_b, runtime::Recording::kTotals,
+                                               runtime::Repeats::kSkip, step - held);
+        ++tried;
+        // Gradient accumulation without a pipeline or FSDP's gathers always settles early.
+        if (l.parallel.pp == 1 && l.parallel.zero != 3) {
+          EXPECT_GT(got.microbatches_added, 0) << what;
+        }
+        if (got.microbatches_added == 0) continue;  // not lengthened: simulate_step builds the step whole
+        EXPECT_EQ(got.microbatches_added, step - held) << what;
+        expect_same(got, expected, what);
+        ++lengthened;
+      }
+    }
+  }
+  // Those whose whole programs drift and never repeat (most pipelines on links shared by every
+  // stage, FSDP's gathers running ahead) cannot be lengthened either; a few repeat only late
+  // (44 of 96 are lengthened).
+  EXPECT_GE(lengthened, tried / 3) << lengthened << " of " << tried;
+}
+
+TEST(ShortPrograms, ShortProgramsAreOnlyForStepsTheyShortenAndNeverForGPipe) {
+  parallelism::ParallelSpec p;
+  p.pp = 4;
+  p.schedule = parallelism::PipelineSchedule::kGPipe;  // its forwards, then its backwards: two runs
+  EXPECT_EQ(runtime::held_microbatches(p, 128), 128);
+  p.schedule = parallelism::PipelineSchedule::kOneFOneB;
+  EXPECT_EQ(runtime::held_microbatches(p, 12), 12);  // the warm-up and a unit: nothing to save
+  const int held = runtime::held_microbatches(p, 128);
+  EXPECT_LT(held, 128);
+  EXPECT_EQ((128 - held) % 4, 0);  // periods of 1, 2 or 4 microbatches divide what is missing
+  p.schedule = parallelism::PipelineSchedule::kInterleaved;
+  p.virtual_stages = 2;
+  const int interleaved = runtime::held_microbatches(p, 128);
+  EXPECT_EQ(interleaved % 4, 0);  // Megatron's interleaving takes microbatches in groups of pp
+  EXPECT_EQ((128 - interleaved) % 8, 0);
+}
+
 /// A scenario's step with the repeats added, keeping the totals and keeping the critical
 /// path, against every microbatch simulated (a timeline records every interval, so nothing is
 /// skipped): the totals, the links' loads and the critical path.
@@ -86,7 +158,8 @@ void compare(const runtime::Scenario& s, const std::string& what, std::size_t& r
       EXPECT_EQ(skipped->links[i].busy_ps, every.links[i].busy_ps) << what << ", link " << i;
     }
   }
-  EXPECT_EQ(path.execution.repeated_periods, totals.execution.repeated_periods) << what;
+  // (Totals are built short and lengthened where they can be, short_programs.hpp: their
+  // repeats may be found elsewhere, and are counted differently.)
   ASSERT_EQ(path.execution.critical_path.size(), every.execution.critical_path.size()) << what;
   for (std::size_t i = 0; i < every.execution.critical_path.size(); ++i) {
     const auto& a = path.execution.critical_path[i];

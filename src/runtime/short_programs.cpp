@@ -1,0 +1,21 @@
+#include "runtime/short_programs.hpp"
+
+namespace podsim::runtime {
+
+int held_microbatches(const parallelism::ParallelSpec& parallel, int microbatches) {
+  using parallelism::PipelineSchedule;
+  if (parallel.schedule == PipelineSchedule::kGPipe && parallel.pp > 1) return microbatches;
+  // A ZeRO-3 pipeline's per-microbatch reduce-scatters queue up for many microbatches before
+  // its state repeats (docs/sweep.md, "Speed"): short programs would end first, and the step be
+  // built again.
+  if (parallel.zero == 3 && parallel.pp > 1) return microbatches;
+  const bool interleaved = parallel.schedule == PipelineSchedule::kInterleaved && parallel.virtual_stages > 1;
+  const int unit = interleaved ? 2 * parallel.pp : 4;
+  // The warm-up (up to 2·pp·v microbatches on an interleaved pipeline's first stage) and two
+  // units beyond it, where the state repeats and the repeat finds periods left to add.
+  const int least = 2 * parallel.pp * parallel.virtual_stages + unit;
+  if (microbatches < least + unit) return microbatches;
+  return least + (microbatches - least) % unit;
+}
+
+}  // namespace podsim::runtime
