@@ -11,8 +11,8 @@ int held_microbatches(const parallelism::ParallelSpec& parallel, int microbatche
   if (parallel.zero == 3 && parallel.pp > 1) return microbatches;
   const bool interleaved = parallel.schedule == PipelineSchedule::kInterleaved && parallel.virtual_stages > 1;
   const int unit = interleaved ? 2 * parallel.pp : 4;
-  // The warm-up (up to 2·pp·v microbatches on an interleaved pipeline's first stage) and two
-  // units beyond it, where the state repeats and the repeat finds periods left to add.
+  // The warm-up (up to 2·pp·v microbatches on an interleaved pipeline's first stage) and one
+  // unit beyond it, where the state repeats and the repeat finds periods left to add.
   const int least = 2 * parallel.pp * parallel.virtual_stages + unit;
   if (microbatches < least + unit) return microbatches;
   return least + (microbatches - least) % unit;
