@@ -259,11 +259,14 @@ bool Executor::try_repeat(core::Simulator& sim, const Snapshot& then, const Snap
   periods = std::min(periods, horizon);
   held = std::min(held, horizon);
   if (extra > 0) {
-    // Lengthen now by what fits, the rest at a later repeat; or wait for one where it fits.
+    // Lengthen now by all that is missing and skip what the short programs repeat, as the
+    // step's own run would; or by what fits, the rest at a later repeat; or wait for one where
+    // it fits.
     if (window > held || periods <= window) return false;
-    const std::int64_t add = std::min(extra, periods - window);
-    repeat(sim, then, shift, window, window + add);
-    repeated_periods_ += static_cast<std::uint64_t>(window + add);
+    const std::int64_t in_programs = periods - held >= extra ? held : window;
+    const std::int64_t add = std::min(extra, periods - in_programs);
+    repeat(sim, then, shift, in_programs, in_programs + add);
+    repeated_periods_ += static_cast<std::uint64_t>(in_programs + add);
     missing_ -= static_cast<int>(add * shift.messages);
     added_ += static_cast<int>(add * shift.messages);
     return true;
