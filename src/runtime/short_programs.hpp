@@ -9,14 +9,16 @@
 // still needs the programs built to the end: building them is a quarter of a sweep point's time
 // and most of its memory traffic (docs/sweep.md, "Speed").
 //
-// So a sweep's or the planner's step (totals only, no host that limits) is built with the
-// microbatches held here, and execute_step lengthens it by the rest at the first repeated
-// period: as the step's own programs would have been run — the same snapshots, the same
-// repeat found at the same one, the same periods added — except that task and message numbers
-// move only as far as the short programs go. Times, sums (replayed in order, so the same bits),
-// events and the comm model's counts are the step's. Where it cannot be lengthened (no period
-// repeats, or the period does not divide what is missing), the step is built whole and run
-// again. `tests/unit/short_programs_test.cpp` checks, bit for bit, that both give one result.
+// So a sweep's step (totals only, no host that limits) is built with the microbatches held
+// here, and execute_step lengthens it by the rest at a repeated period: it inserts the missing
+// periods just past everything the run has touched, which is what the step's own programs
+// hold there. Times, sums (replayed in order), events and the comm model's counts move as the
+// whole step's would; task and message numbers only as far as the short programs go. Adding
+// repeats gives the same bits wherever they are found, so the result is the whole step's.
+// Where it cannot be lengthened (no period repeats before the short programs end, or the
+// period does not divide what is missing), the step is built whole and run again.
+// `tests/validation/steady_state_test.cpp` (ShortPrograms.*) checks, bit for bit, that both
+// give one result.
 //
 // Not for GPipe (its forwards and its backwards are two repeating runs, not one), nor for
 // programs whose compute waits for the host to issue kernels (their total is summed over the
