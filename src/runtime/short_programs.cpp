@@ -4,7 +4,8 @@ namespace podsim::runtime {
 
 int held_microbatches(const parallelism::ParallelSpec& parallel, int microbatches) {
   using parallelism::PipelineSchedule;
-  if (parallel.schedule == PipelineSchedule::kGPipe && parallel.pp > 1) return microbatches;
+  // GPipe runs every forward, then every backward (with pp 1 too): two repeating runs.
+  if (parallel.schedule == PipelineSchedule::kGPipe) return microbatches;
   // A ZeRO-3 pipeline's per-microbatch reduce-scatters queue up for many microbatches before
   // its state repeats (docs/sweep.md, "Speed"): short programs would end first, and the step be
   // built again.

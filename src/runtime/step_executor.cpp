@@ -38,6 +38,15 @@ Executor::Executor(const parallelism::StepPlan& plan, CommModel& comm, InputPipe
     st.result.multiplicity = plan.replicas_per_stage;
     st.result.compute_host_bound_ps = program.host_bound_ps;
   }
+  if (missing_ > 0) {
+    for (const auto& program : plan.stages) {
+      double flops = 0;
+      for (const Task& t : program.tasks) {
+        if (t.kind == TaskKind::kCompute && t.category != parallelism::ComputeCategory::kOptimizer) flops += t.flops;
+      }
+      microbatch_flops_.push_back(flops / plan.microbatches);
+    }
+  }
   if (steady_) {
     for (const auto& program : plan.stages) {
       periods_.emplace_back(program);

@@ -359,6 +359,9 @@ class Executor final : public core::EventHandler {
   // added.
   int missing_ = 0;
   int added_ = 0;
+  // Per stage: the FLOPs of one microbatch (all but the optimizer's, over the microbatches the
+  // programs hold). A period that lengthens the step must hold whole microbatches of them.
+  std::vector<double> microbatch_flops_;
   std::vector<ProgramPeriods> periods_;               // per stage
   std::vector<std::vector<std::uint32_t>> position_;  // per stage and task: its place in its stream
   std::vector<Snapshot> snapshots_;                   // the last few, oldest first

@@ -1,6 +1,7 @@
 // The executor's steady state (steady_state.hpp): at each start of a microbatch on stage 0 it
 // images its state; where the state is an earlier one moved forward and the programs ahead
 // repeat, it moves forward by every period they repeat for instead of simulating them.
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -225,6 +226,13 @@ bool Executor::try_repeat(core::Simulator& sim, const Snapshot& then, const Snap
   if (missing_ > 0) {
     if (shift.messages <= 0 || missing_ % shift.messages != 0) return give_up_lengthening();
     extra = missing_ / shift.messages;
+    // Each period must hold whole microbatches: M of them, forward and backward (GPipe's
+    // forwards alone repeat too, and would lengthen the step by forwards only).
+    for (std::size_t s = 0; s < n; ++s) {
+      const double expected = static_cast<double>(shift.messages) * microbatch_flops_[s];
+      const double added = now.results[s].flops - then.results[s].flops;
+      if (std::abs(added - expected) > 1e-9 * expected) return give_up_lengthening();
+    }
   }
   std::int64_t periods = std::numeric_limits<std::int64_t>::max();  // in the step's own programs
   std::int64_t held = periods;                                       // in these

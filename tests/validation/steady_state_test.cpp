@@ -129,6 +129,9 @@ TEST(ShortPrograms, ShortProgramsAreOnlyForStepsTheyShortenAndNeverForGPipe) {
   p.pp = 4;
   p.schedule = parallelism::PipelineSchedule::kGPipe;  // its forwards, then its backwards: two runs
   EXPECT_EQ(runtime::held_microbatches(p, 128), 128);
+  p.pp = 1;  // every forward, then every backward, without a pipeline too
+  EXPECT_EQ(runtime::held_microbatches(p, 128), 128);
+  p.pp = 4;
   p.schedule = parallelism::PipelineSchedule::kOneFOneB;
   EXPECT_EQ(runtime::held_microbatches(p, 12), 12);  // the warm-up and a unit: nothing to save
   const int held = runtime::held_microbatches(p, 128);
@@ -192,17 +195,24 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfTheSweepsLayouts) {
   struct Point {
     int tp, pp, zero, micro_batch;
     const char* recompute;
+    const char* schedule = "1f1b";
+    int global_batch = 1024;
   };
   std::size_t repeated = 0;
+  // GPipe runs every forward, then every backward, with pp 1 too: totals built short would be
+  // wrong there (short_programs.hpp), so two GPipe steps that fit are among the points.
   for (const Point& p : {Point{8, 1, 1, 1, "selective"}, Point{2, 4, 1, 1, "none"}, Point{4, 2, 2, 2, "full"},
-                         Point{1, 4, 3, 1, "selective"}, Point{8, 4, 0, 2, "none"}, Point{1, 1, 3, 1, "full"}}) {
+                         Point{1, 4, 3, 1, "selective"}, Point{8, 4, 0, 2, "none"}, Point{1, 1, 3, 1, "full"},
+                         Point{8, 1, 1, 1, "full", "gpipe", 512}, Point{4, 2, 1, 1, "full", "gpipe", 512}}) {
     const std::vector<std::string> overrides = {
         "model=" + model,
         "parallelism.tp=" + std::to_string(p.tp),
         "parallelism.pp=" + std::to_string(p.pp),
         "parallelism.dp=" + std::to_string(256 / (p.tp * p.pp)),
         "parallelism.zero=" + std::to_string(p.zero),
+        std::string("parallelism.schedule=") + p.schedule,
         "training.micro_batch=" + std::to_string(p.micro_batch),
+        "training.global_batch=" + std::to_string(p.global_batch),
         std::string("training.recompute=") + p.recompute};
     const runtime::Scenario s = config::load_scenario(base, config::parse_overrides(overrides)).scenario;
     std::string what;
