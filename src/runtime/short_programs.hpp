@@ -15,8 +15,9 @@
 // hold there. Times, sums (replayed in order), events and the comm model's counts move as the
 // whole step's would; task and message numbers only as far as the short programs go. Adding
 // repeats gives the same bits wherever they are found, so the result is the whole step's.
-// Where it cannot be lengthened (no period repeats before the short programs end, or the
-// period does not divide what is missing), the step is built whole and run again.
+// Where it cannot be lengthened (no period repeats before the short programs end, the period
+// does not divide what is missing, or its FLOPs are not whole microbatches'), the step is built
+// whole and run again.
 // `tests/validation/steady_state_test.cpp` (ShortPrograms.*) checks, bit for bit, that both
 // give one result.
 //
