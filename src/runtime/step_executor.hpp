@@ -95,8 +95,9 @@ struct ExecutionResult {
 /// At repeated periods the run is lengthened by them, as whole periods: times, sums,
 /// events and the comm model's counts move as the whole step's would, task and message numbers
 /// only as far as the short programs go (runtime/short_programs.hpp says why this is the
-/// whole step's run). Where it cannot be (no period repeats, or the period does not divide
-/// `missing`), microbatches_added is 0 and the result is not the step's.
+/// whole step's run). Where it cannot be (no period repeats, the period does not divide
+/// `missing`, or its FLOPs are not whole microbatches'), microbatches_added is not `missing`
+/// and the result is not the step's.
 enum class Repeats : std::uint8_t { kSkip, kSimulate };
 ExecutionResult execute_step(const parallelism::StepPlan& plan, CommModel& comm, InputPipeline& input,
                              Recording recording = Recording::kCriticalPath, Repeats repeats = Repeats::kSkip,
