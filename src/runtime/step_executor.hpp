@@ -58,7 +58,7 @@ struct ExecutionResult {
   /// Periods of repeated microbatches added rather than simulated (Repeats::kSkip).
   std::uint64_t repeated_periods = 0;
   /// Microbatches the step has beyond those its programs hold, added as repeated periods
-  /// (execute_step's `missing`): equal to what was asked when the lengthening held, else 0.
+  /// (execute_step's `missing`): what was asked when the lengthening held, else less.
   int microbatches_added = 0;
   std::vector<PathSegment> critical_path;  ///< in time order; lengths sum to step_ps
   std::vector<Span> timeline;              ///< every interval of every stream (when asked for)
