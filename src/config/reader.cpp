@@ -89,24 +89,22 @@ void Reader::allow_only(std::initializer_list<const char*> allowed) const {
 }
 
 bool Reader::has(const std::string& key) const {
+  // yaml-cpp finds a key by comparing it with each of the mapping's in turn: looked up once
+  // (a sweep fills the defaults at every point).
   const YAML::Node& self = node_;
   const YAML::Node there = self[key];
   return there.IsDefined() && !there.IsNull();
 }
 
 void Reader::set_default(const std::string& key, const std::string& yaml_value) {
-  // yaml-cpp finds a key by comparing it with each of the mapping's in turn: looked up once
-  // here (a sweep fills the defaults at every point). Not appended with force_insert: a key
-  // asked for before (`root["network"]`) is in the mapping already, its value undefined.
-  const YAML::Node& self = node_;
-  const YAML::Node there = self[key];
-  if (there.IsDefined() && !there.IsNull()) return;
+  // Not appended with force_insert, which would skip the insert's own lookup: a key asked for
+  // before (`root["network"]`) is in the mapping already, its value undefined.
+  if (has(key)) return;
   // A word is stored as the plain scalar a file would hold, without parsing it (a one-word
   // document costs yaml-cpp as much as a line of a file); a flow mapping or sequence ("{}",
   // "[true, false]") is parsed.
   const bool flow = !yaml_value.empty() && (yaml_value.front() == '{' || yaml_value.front() == '[');
-  const YAML::Node value = flow ? YAML::Load(yaml_value) : YAML::Node(yaml_value);
-  node_[key] = value;
+  node_[key] = flow ? YAML::Load(yaml_value) : YAML::Node(yaml_value);
   sources_->add_default(join_path(path_, key));
 }
 

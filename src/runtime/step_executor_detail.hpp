@@ -324,7 +324,7 @@ class Executor final : public core::EventHandler {
   bool try_repeat(core::Simulator& sim, const Snapshot& then, const Snapshot& now);
 
   /// Short programs that cannot be lengthened: the run goes on without repeats (its result is
-  /// the short programs' own, microbatches_added 0). Returns false.
+  /// not the step's, microbatches_added less than asked). Returns false.
   bool give_up_lengthening();
 
   /// Whether stage `s`'s tasks [from, to) are finished now exactly when the task P earlier

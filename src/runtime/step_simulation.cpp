@@ -44,8 +44,8 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
-  // Sweeps and the planner read totals: their steps are built short where they can be
-  // (short_programs.hpp) and lengthened as they run.
+  // A step read as totals (sweeps, validate; not the planner, which builds its programs for
+  // their bound) is built short where it can be (short_programs.hpp) and lengthened as it runs.
   const int step_microbatches = parallelism::microbatches(s.parallel, s.training);
   const bool host_limits = InputPipeline(s.training.input, s.training.micro_batch).limits();
   int held = built == nullptr && recording == Recording::kTotals && prune_above < 0 && !host_limits
