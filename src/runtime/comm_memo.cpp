@@ -73,6 +73,7 @@ std::uint32_t CommMemo::context(const topology::TopologySpec& topology, const ne
   }
   if (contexts_.size() >= kMaxContexts) {
     contexts_.clear();
+    ++generation_;
     entries_.clear();
     link_entries_ = 0;
   }

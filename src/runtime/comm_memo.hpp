@@ -55,6 +55,9 @@ class CommMemo {
   /// placement (DeviceMesh::describe); equal ones get the same id.
   std::uint32_t context(const topology::TopologySpec& topology, const network::NetworkSpec& network,
                         const std::string& mesh);
+  /// How many times the contexts were dropped (past kMaxContexts): a context id names the
+  /// same context only within one generation.
+  std::uint64_t generation() const { return generation_; }
   /// The measurement of `key` in `context`, or nullptr.
   const Measured* find(std::uint32_t context, const Key& key) const;
   /// Keeps a measurement. Past a bound on what is kept (links summed over measurements),
@@ -72,6 +75,7 @@ class CommMemo {
   std::vector<Context> contexts_;
   std::map<std::pair<std::uint32_t, Key>, Measured> entries_;
   std::size_t link_entries_ = 0;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace podsim::runtime

@@ -6,6 +6,7 @@
 #include "parallelism/program_builder.hpp"
 #include "runtime/program_bound.hpp"
 #include "runtime/short_programs.hpp"
+#include "parallelism/plan_digest.hpp"
 
 namespace podsim::runtime {
 
@@ -13,6 +14,25 @@ namespace {
 /// Runs of a step to reach the host's steady state (two suffice when the host is the
 /// bottleneck or never is; the rest covers hosts that are only sometimes behind).
 constexpr int kInputSteadyStateRuns = 6;
+/// What a step's report derives from its execution: memory, FLOPs, rates.
+void add_metrics(StepReport& r, const Scenario& s, const parallelism::StepPlan& plan) {
+  r.memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
+  r.step_s = to_seconds(r.execution.step_ps);
+  r.model_flops_per_step = plan.model_flops_per_step;
+  for (const auto& st : r.execution.stages) {
+    r.hardware_flops_per_step += st.flops * st.multiplicity;
+    r.padded_flops_per_step += st.padded_flops * st.multiplicity;
+  }
+  r.peak_flops = s.chip.peak_flops.at(s.training.precision.compute);
+  if (r.step_s > 0) {
+    r.tokens_per_s = plan.tokens_per_step / r.step_s;
+    r.samples_per_s = s.training.global_batch / r.step_s;
+    const double capacity = r.step_s * r.chips * r.peak_flops;
+    r.mfu = r.model_flops_per_step / capacity;
+    r.hfu = r.hardware_flops_per_step / capacity;
+  }
+}
+
 }  // namespace
 
 double StepReport::padding_waste() const {
@@ -31,13 +51,14 @@ StepReport simulate_step(const Scenario& s, Recording recording) {
   return simulate_step(s, here, recording);
 }
 
-StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo) {
+StepReport simulate_step(const Scenario& s, Recording recording, CommMemo& memo, StepMemo& steps) {
   collectives::SequentialExecutor here;
-  return simulate_step(s, here, recording, &memo);
+  return simulate_step(s, here, recording, &memo, Budget::kEnforce, -1, nullptr, &steps);
 }
 
 StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& executor, Recording recording,
-                         CommMemo* memo, Budget budget, SimTime prune_above, const parallelism::StepPlan* built) {
+                         CommMemo* memo, Budget budget, SimTime prune_above, const parallelism::StepPlan* built,
+                         StepMemo* steps) {
   const auto& eff = s.chip.efficiency;
   const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
   const topology::Topology topo(links);
@@ -63,6 +84,27 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
     build();
   }
   const parallelism::StepPlan& plan = built != nullptr ? *built : *own;
+  StepReport r;
+  r.mesh = mesh.describe();
+  r.chips = topo.chips();
+  r.microbatches = step_microbatches;
+  const std::optional<std::uint32_t> context =
+      memo != nullptr ? std::optional(memo->context(links, s.network, r.mesh)) : std::nullopt;
+  // A step this process executed before, on the same machine, network and placement and with
+  // the same programs, is taken as it was (step_memo.hpp). Not with a host that limits: its
+  // buffer carries from one run of the step to the next.
+  std::optional<StepKey> key;
+  if (steps != nullptr && context && prune_above < 0 && !host_limits) {
+    key = StepKey{memo->generation(), *context, parallelism::digest(plan), step_microbatches - held, recording, budget};
+    if (const ExecutedStep* done = steps->find(*key)) {
+      r.execution = done->execution;
+      r.links = done->links;
+      r.simulated_collectives = done->simulated;
+      r.contention = done->contention;
+      add_metrics(r, s, plan);
+      return r;
+    }
+  }
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (budget == Budget::kEnforce) {
     const CommWork work = estimate_comm_work(
@@ -71,13 +113,9 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
         });
     if (const auto why = over_budget(work, s.network)) throw BeyondWorkBudget(axis_key(work.largest_axis), *why);
   }
-  if (memo != nullptr) comm.share_measurements(*memo, memo->context(links, s.network, mesh.describe()));
+  if (context) comm.share_measurements(*memo, *context);
   comm.prefetch(plan);  // contention-aware: every distinct communication, spread over MPI processes
 
-  StepReport r;
-  r.mesh = mesh.describe();
-  r.chips = topo.chips();
-  r.microbatches = step_microbatches;
   if (prune_above >= 0) {
     r.program_bound_ps = program_bound_ps(plan, comm);
     if (r.program_bound_ps > prune_above) {
@@ -98,6 +136,7 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
     r.execution = execute_step(plan, comm, input, recording, Repeats::kSkip, step_microbatches - held);
     if (r.execution.microbatches_added != step_microbatches - held) {  // not lengthened: the whole step
       held = step_microbatches;
+      key.reset();  // the result is the whole programs', not those the key names
       build();
       InputPipeline full(s.training.input, s.training.micro_batch, carried);
       comm.reset_uses();
@@ -109,24 +148,11 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
     if (next == carried) break;
     carried = std::move(next);
   }
-  r.memory = memory::stage_memory(s.model, s.chip, s.parallel, s.training);
   r.links = comm.link_loads();
   r.simulated_collectives = comm.simulated();
   r.contention = comm.contention_counts();
-  r.step_s = to_seconds(r.execution.step_ps);
-  r.model_flops_per_step = plan.model_flops_per_step;
-  for (const auto& st : r.execution.stages) {
-    r.hardware_flops_per_step += st.flops * st.multiplicity;
-    r.padded_flops_per_step += st.padded_flops * st.multiplicity;
-  }
-  r.peak_flops = s.chip.peak_flops.at(s.training.precision.compute);
-  if (r.step_s > 0) {
-    r.tokens_per_s = plan.tokens_per_step / r.step_s;
-    r.samples_per_s = s.training.global_batch / r.step_s;
-    const double capacity = r.step_s * r.chips * r.peak_flops;
-    r.mfu = r.model_flops_per_step / capacity;
-    r.hfu = r.hardware_flops_per_step / capacity;
-  }
+  if (key) steps->add(*key, ExecutedStep{r.execution, r.links, r.simulated_collectives, r.contention});
+  add_metrics(r, s, plan);
   return r;
 }
 

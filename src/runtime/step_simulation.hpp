@@ -7,6 +7,7 @@
 #include "runtime/network_comm_model.hpp"
 #include "runtime/scenario.hpp"
 #include "runtime/step_executor.hpp"
+#include "runtime/step_memo.hpp"
 #include "runtime/step_work.hpp"
 
 namespace podsim::runtime {
@@ -58,12 +59,16 @@ StepReport simulate_step(const Scenario& scenario, Recording recording = Recordi
 /// With `prune_above` ≥ 0, the programs' bound (program_bound_ps) is taken first, and a step
 /// bound to last longer is not executed (report.pruned: the planner's search). `built`: the
 /// programs parallelism::build_step makes for `scenario`, built already (the planner builds
-/// them once for a layout's bound and its simulation).
+/// them once for a layout's bound and its simulation). With `steps` (and `memo`, whose
+/// contexts name the machine), a step whose programs this process executed before on the same
+/// machine, network settings and placement is not executed again (step_memo.hpp; not with a
+/// cutoff or a host that limits); the report is the same either way.
 StepReport simulate_step(const Scenario& scenario, collectives::ScheduleExecutor& executor,
                          Recording recording = Recording::kCriticalPath, CommMemo* memo = nullptr,
                          Budget budget = Budget::kEnforce, SimTime prune_above = -1,
-                         const parallelism::StepPlan* built = nullptr);
-/// simulate_step in this process, sharing measurements through `memo`.
-StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo);
+                         const parallelism::StepPlan* built = nullptr, StepMemo* steps = nullptr);
+/// simulate_step in this process, sharing measurements through `memo` and executed steps
+/// through `steps`.
+StepReport simulate_step(const Scenario& scenario, Recording recording, CommMemo& memo, StepMemo& steps);
 
 }  // namespace podsim::runtime

@@ -194,7 +194,7 @@ PointResult evaluate_point(const config::LoadedSweep& sweep, std::uint64_t index
   }
   runtime::StepReport report;
   try {
-    report = runtime::simulate_step(s, runtime::Recording::kTotals, shared.memo);
+    report = runtime::simulate_step(s, runtime::Recording::kTotals, shared.memo, shared.steps);
   } catch (const runtime::BeyondWorkBudget& e) {
     PointResult p = infeasible(index, "beyond the work budget: " + e.key() + ": " + e.what(), sweep, derived);
     describe_layout(p, s);

@@ -7,6 +7,7 @@
 #include "config/parsed_files.hpp"
 #include "config/sweep_config.hpp"
 #include "runtime/comm_memo.hpp"
+#include "runtime/step_memo.hpp"
 
 namespace podsim::sweep {
 
@@ -45,6 +46,7 @@ std::size_t int_metric_index(const std::string& name);
 /// each parsed once. Sharing changes no point's result.
 struct SharedWork {
   runtime::CommMemo memo;
+  runtime::StepMemo steps;
   config::ParsedFiles files;
 };
 

@@ -2,12 +2,14 @@
 // program builder does with them. Expected counts are derived next to each assertion.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <numeric>
 
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/layer_times.hpp"
 #include "parallelism/pipeline_schedule.hpp"
+#include "parallelism/plan_digest.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/stage_layers.hpp"
 #include "parallelism/step_bound.hpp"
@@ -374,6 +376,68 @@ TEST(StepBound, APipelinesBoundIsItsLastStageWithTheFillAndTheDrain) {
   }
 }
 
+
+}  // namespace
+}  // namespace podsim::parallelism
+
+namespace podsim::parallelism {
+namespace {
+
+TEST(PlanDigest, EveryFieldOfThePlanChangesIt) {
+  // The step memo (runtime/step_memo.hpp) reuses an execution for a plan with the same digest:
+  // a field left out of it would hand one layout another's result. Each field, changed alone,
+  // must change the digest; the plan and its copy must not differ.
+  StepPlan plan;
+  plan.stages.resize(2);
+  for (auto& stage : plan.stages) {
+    Task t;
+    t.bytes = 1;
+    stage.add(t);
+    stage.add(t, {0});
+  }
+  const PlanDigest base = digest(plan);
+  EXPECT_EQ(digest(StepPlan(plan)), base);
+  const std::vector<std::pair<const char*, std::function<void(StepPlan&)>>> changes{
+      {"stages", [](StepPlan& p) { p.stages.pop_back(); }},
+      {"stage", [](StepPlan& p) { p.stages[1].stage = 7; }},
+      {"host_bound_ps", [](StepPlan& p) { p.stages[0].host_bound_ps = 1; }},
+      {"tasks", [](StepPlan& p) { p.stages[0].tasks.pop_back(); }},
+      {"deps", [](StepPlan& p) { p.stages[0].deps[0] = 1; }},
+      {"kind", [](StepPlan& p) { p.stages[0].tasks[0].kind = TaskKind::kCollective; }},
+      {"stream", [](StepPlan& p) { p.stages[0].tasks[0].stream = Stream::kDpReduce; }},
+      {"category", [](StepPlan& p) { p.stages[0].tasks[0].category = ComputeCategory::kBackward; }},
+      {"axis", [](StepPlan& p) { p.stages[0].tasks[0].axis = CommAxis::kDp; }},
+      {"op", [](StepPlan& p) { p.stages[0].tasks[0].op = CommOp::kAllGather; }},
+      {"gemm_share", [](StepPlan& p) { p.stages[0].tasks[0].gemm_share = 1; }},
+      {"memory_share", [](StepPlan& p) { p.stages[0].tasks[0].memory_share = 1; }},
+      {"duration_ps", [](StepPlan& p) { p.stages[0].tasks[0].duration_ps = 1; }},
+      {"bytes", [](StepPlan& p) { p.stages[0].tasks[0].bytes = 2; }},
+      {"flops", [](StepPlan& p) { p.stages[0].tasks[0].flops = 1; }},
+      {"padded_flops", [](StepPlan& p) { p.stages[0].tasks[0].padded_flops = 1; }},
+      {"peer", [](StepPlan& p) { p.stages[0].tasks[0].peer = 0; }},
+      {"message", [](StepPlan& p) { p.stages[0].tasks[0].message = 1; }},
+      {"deps_begin", [](StepPlan& p) { p.stages[0].tasks[1].deps_begin = 1; }},
+      {"deps_end", [](StepPlan& p) { p.stages[0].tasks[1].deps_end = 0; }},
+      {"the same task in the other stage", [](StepPlan& p) { p.stages[1].tasks[1].duration_ps = 1; }},
+      {"microbatches", [](StepPlan& p) { p.microbatches = 3; }},
+      {"replicas_per_stage", [](StepPlan& p) { p.replicas_per_stage = 2; }},
+      {"tasks_built", [](StepPlan& p) { p.tasks_built = 9; }},
+      {"tokens_per_step", [](StepPlan& p) { p.tokens_per_step = 1; }},
+      {"model_flops_per_step", [](StepPlan& p) { p.model_flops_per_step = 1; }},
+      {"compute_units", [](StepPlan& p) { p.compute_units = 132; }},
+      {"hbm_Bps", [](StepPlan& p) { p.hbm_Bps = 1e12; }},
+      {"dp_serial", [](StepPlan& p) { p.dp_serial = true; }},
+      {"gemm_waves", [](StepPlan& p) { p.gemm_waves = true; }},
+  };
+  std::vector<PlanDigest> seen{base};
+  for (const auto& [field, change] : changes) {
+    StepPlan changed = plan;
+    change(changed);
+    const PlanDigest d = digest(changed);
+    for (const PlanDigest& other : seen) EXPECT_NE(d, other) << field;
+    seen.push_back(d);
+  }
+}
 
 }  // namespace
 }  // namespace podsim::parallelism

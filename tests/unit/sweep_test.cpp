@@ -116,6 +116,35 @@ TEST_F(SweepFiles, SharedMeasurementsGiveEveryPointExactlyItsOwnResult) {
   }
 }
 
+TEST_F(SweepFiles, PointsThatBuildTheSameProgramsShareOneExecution) {
+  // With flash attention, selective recompute recomputes nothing that none does not keep, so
+  // those points build the same programs: a process executes them once (StepMemo). Each
+  // point's bytes stay those it gives alone, in either order.
+  const auto sweep = config::load_sweep(write(
+      "axes: { parallelism.tp: [4], parallelism.zero: [3], training.recompute: [none, selective, full],\n"
+      "        parallelism.sequence_parallel: [false, true] }\n"
+      "derive: { parallelism.dp: \"chips / tp\" }\n"));
+  std::vector<std::vector<char>> fresh;
+  std::size_t feasible = 0;
+  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
+    const sweep::PointResult p = sweep::evaluate_point(sweep, i);
+    feasible += p.feasible ? 1 : 0;
+    fresh.push_back(p.serialize());
+  }
+  ASSERT_EQ(feasible, sweep.points());
+  sweep::SharedWork forwards;
+  sweep::SharedWork backwards;
+  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
+    EXPECT_EQ(sweep::evaluate_point(sweep, i, forwards).serialize(), fresh[i]) << "point " << i;
+    const std::uint64_t j = sweep.points() - 1 - i;
+    EXPECT_EQ(sweep::evaluate_point(sweep, j, backwards).serialize(), fresh[j]) << "point " << j;
+  }
+  // Six points, four distinct programs: none and selective coincide with and without
+  // sequence parallelism.
+  EXPECT_EQ(forwards.steps.size(), 4U);
+  EXPECT_EQ(backwards.steps.size(), 4U);
+}
+
 TEST_F(SweepFiles, DeriveKnowsTheSlicesForHybridSharding) {
   // On two pods, one ZeRO group per pod whatever tp: zero_group = chips / (tp · slices), read
   // from the point's own values (derived keys do not see each other).
