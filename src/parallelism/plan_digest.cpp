@@ -1,6 +1,8 @@
 #include "parallelism/plan_digest.hpp"
 
 #include <bit>
+#include <cstring>
+#include <type_traits>
 
 namespace podsim::parallelism {
 
@@ -11,16 +13,48 @@ static_assert(sizeof(Task) == 56, "a new Task field must join digest()");
 static_assert(sizeof(StageProgram) == 64, "a new StageProgram field must join digest()");
 static_assert(sizeof(StepPlan) == 80, "a new StepPlan field must join digest()");
 
-/// Two lanes of xxHash64's round (Collet, xxhash.h: acc = rotl(acc + input·P2, 31)·P1), each
-/// seeded apart, over 64-bit words, with its avalanche at the end.
+// Tasks and dependencies are hashed as the bytes they are: a Task has no padding (its fields'
+// sizes add up to its own), so equal fields are equal bytes.
+static_assert(std::is_trivially_copyable_v<Task>);
+static_assert(sizeof(TaskKind) + sizeof(Stream) + sizeof(ComputeCategory) + sizeof(CommAxis) + sizeof(CommOp) +
+                      sizeof(Task::gemm_share) + sizeof(Task::memory_share) + sizeof(Task::duration_ps) +
+                      sizeof(Task::bytes) + sizeof(Task::flops) + sizeof(Task::padded_flops) + sizeof(Task::peer) +
+                      sizeof(Task::message) + sizeof(Task::deps_begin) + sizeof(Task::deps_end) ==
+                  sizeof(Task),
+              "a Task with padding cannot be hashed as bytes");
+
+/// Four lanes of xxHash64's round (Collet, xxhash.h: acc = rotl(acc + input·P2, 31)·P1), one
+/// 64-bit word to each lane in turn so that the four chains of multiplies run side by side;
+/// the digest's two halves mix the lanes in two different orders.
 class Hasher {
  public:
   void word(std::uint64_t v) {
-    a_ = std::rotl(a_ + v * kP2, 31) * kP1;
-    b_ = std::rotl(b_ + v * kP4, 27) * kP3;
+    std::uint64_t& lane = lanes_[next_++ & 3];
+    lane = std::rotl(lane + v * kP2, 31) * kP1;
   }
   void real(double v) { word(std::bit_cast<std::uint64_t>(v)); }
-  PlanDigest result() const { return PlanDigest{avalanche(a_), avalanche(b_ ^ kP5)}; }
+  /// `n` bytes from `p`, as 64-bit words (the last one padded with zeros), then the count.
+  void bytes(const void* p, std::size_t n) {
+    const auto* c = static_cast<const unsigned char*>(p);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t v;
+      std::memcpy(&v, c + i, 8);
+      word(v);
+    }
+    if (i < n) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, c + i, n - i);
+      word(v);
+    }
+    word(n);
+  }
+  PlanDigest result() const {
+    const auto& l = lanes_;
+    return PlanDigest{avalanche(std::rotl(l[0], 1) + std::rotl(l[1], 7) + std::rotl(l[2], 12) + std::rotl(l[3], 18)),
+                      avalanche((l[3] * kP3) ^ std::rotl(l[2] * kP4, 17) ^ std::rotl(l[1] * kP5, 29) ^
+                                std::rotl(l[0] * kP1, 41))};
+  }
 
  private:
   static constexpr std::uint64_t kP1 = 0x9E3779B185EBCA87ULL;
@@ -35,11 +69,9 @@ class Hasher {
     h *= kP3;
     return h ^ (h >> 32);
   }
-  std::uint64_t a_ = kP5;
-  std::uint64_t b_ = kP1;
+  std::uint64_t lanes_[4] = {kP1 + kP2, kP2, 0, kP5};
+  std::size_t next_ = 0;
 };
-
-std::uint64_t small(std::uint64_t v, int shift) { return v << shift; }
 
 }  // namespace
 
@@ -49,21 +81,8 @@ PlanDigest digest(const StepPlan& plan) {
   for (const StageProgram& p : plan.stages) {
     h.word(static_cast<std::uint64_t>(p.stage));
     h.word(static_cast<std::uint64_t>(p.host_bound_ps));
-    h.word(p.tasks.size());
-    for (const Task& t : p.tasks) {
-      h.word(small(static_cast<std::uint64_t>(t.kind), 0) | small(static_cast<std::uint64_t>(t.stream), 8) |
-             small(static_cast<std::uint64_t>(t.category), 16) | small(static_cast<std::uint64_t>(t.axis), 24) |
-             small(static_cast<std::uint64_t>(t.op), 32) | small(t.gemm_share, 40) | small(t.memory_share, 48));
-      h.word(static_cast<std::uint64_t>(t.duration_ps));
-      h.real(t.bytes);
-      h.real(t.flops);
-      h.real(t.padded_flops);
-      h.word(small(static_cast<std::uint32_t>(t.peer), 0) | small(t.message, 32));
-      h.word(small(t.deps_begin, 0) | small(t.deps_end, 32));
-    }
-    h.word(p.deps.size());
-    for (std::size_t i = 0; i + 1 < p.deps.size(); i += 2) h.word(small(p.deps[i], 0) | small(p.deps[i + 1], 32));
-    if (p.deps.size() % 2 == 1) h.word(p.deps.back());
+    h.bytes(p.tasks.data(), p.tasks.size() * sizeof(Task));
+    h.bytes(p.deps.data(), p.deps.size() * sizeof(std::uint32_t));
   }
   h.word(static_cast<std::uint64_t>(plan.microbatches));
   h.word(plan.replicas_per_stage);
