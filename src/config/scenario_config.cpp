@@ -119,6 +119,16 @@ void remove_defaults(YAML::Node root, const std::vector<std::string>& defaults) 
   }
 }
 
+/// Whether every override reaches into `parallelism` (a sweep's derived dp and zero_group):
+/// reading the document again then changes nothing else.
+bool only_parallelism(const std::vector<Override>& overrides) {
+  return std::all_of(overrides.begin(), overrides.end(),
+                     [](const Override& o) { return o.path.starts_with("parallelism."); });
+}
+
+LoadedScenario finish_reading(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
+                              std::string name, runtime::Scenario scenario, bool check_layout);
+
 /// Reads the composed document `root` (includes inlined, overrides applied).
 LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
                              bool check_layout) {
@@ -127,10 +137,9 @@ LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node ro
   top.allow_only({"schema_version", "name", "description", "model", "hardware", "topology", "network", "parallelism",
                   "training"});
   read_schema_version(top);
+  std::string name = top.has("name") ? top.text("name") : default_name;
 
-  LoadedScenario out;
-  out.name = top.has("name") ? top.text("name") : default_name;
-  runtime::Scenario& s = out.scenario;
+  runtime::Scenario s;
   Reader model = top.child("model");
   s.model = read_model(model);
   Reader hardware = top.child("hardware");
@@ -144,22 +153,41 @@ LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node ro
   Reader training = top.child("training");
   s.training = read_training(training, s.model, s.chip);
   s.chip.stack = workload::stack_profile(s.training.stack).family;  // the stack's, as read_training used
+  return finish_reading(at, root, default_name, std::move(name), std::move(s), check_layout);
+}
 
-  out.inputs = sources.inputs();
+/// What a reading gives besides the scenario: its name, inputs, where each key was written,
+/// the layout check, and reading it again.
+LoadedScenario finish_reading(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
+                              std::string name, runtime::Scenario scenario, bool check_layout) {
+  LoadedScenario out;
+  out.name = std::move(name);
+  out.scenario = std::move(scenario);
+  out.inputs = at->inputs();
   out.resolved_yaml = [root] { return dump(root); };
   out.where = [root, at](const std::string& key_path) { return locate_path(root, key_path, *at); };
-  out.check_layout = [root, at](const runtime::Scenario& scenario) { check_scenario_layout(scenario, root, *at); };
-  out.again = [root, at, default_name](const std::vector<Override>& more, bool check) {
+  out.check_layout = [root, at](const runtime::Scenario& read) { check_scenario_layout(read, root, *at); };
+  out.again = [root, at, default_name, name = out.name, first = out.scenario](const std::vector<Override>& more, bool check) {
     for (const Override& o : more) {
       if (std::find(kIncludeKeys.begin(), kIncludeKeys.end(), o.path) != kIncludeKeys.end()) {
         throw InputError(o.text + ": " + o.path + " names a file; read the scenario again to replace it");
       }
     }
-    remove_defaults(root, at->take_defaults());
+    if (!only_parallelism(more)) {
+      remove_defaults(root, at->take_defaults());
+      apply_overrides_renaming(root, "topology", more, *at);
+      return read_composed(at, root, default_name, check);
+    }
+    // Only `parallelism` changes, and no other section's reader looks at it: read it alone,
+    // with the defaults the first reading filled in elsewhere left as they are.
+    remove_defaults(root, at->take_defaults_under("parallelism"));
     apply_overrides_renaming(root, "topology", more, *at);
-    return read_composed(at, root, default_name, check);
+    runtime::Scenario s = first;
+    Reader parallel = Reader(root, "", *at).child("parallelism");
+    s.parallel = read_parallelism(parallel, static_cast<std::uint32_t>(topology::chip_count(s.topology)));
+    return finish_reading(at, root, default_name, name, std::move(s), check);
   };
-  if (check_layout) out.check_layout(s);
+  if (check_layout) out.check_layout(out.scenario);
   return out;
 }
 

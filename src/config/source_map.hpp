@@ -32,6 +32,14 @@ class SourceMap {
   /// The values filled in by podsim, in the order they were; forgets them (the document is
   /// about to be read again without them).
   std::vector<std::string> take_defaults() { return std::exchange(defaults_, {}); }
+  /// The same for the values filled in under `section` (its dotted path) only; the others stay.
+  std::vector<std::string> take_defaults_under(const std::string& section) {
+    std::vector<std::string> taken;
+    std::vector<std::string> kept;
+    for (auto& d : defaults_) (d.starts_with(section + ".") ? taken : kept).push_back(std::move(d));
+    defaults_ = std::move(kept);
+    return taken;
+  }
 
   /// A file was read to make this document (the top file, an include, a value's file).
   void add_input(InputRecord input) { merge_inputs(inputs_, {std::move(input)}); }

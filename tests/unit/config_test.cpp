@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -455,6 +456,38 @@ TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
   for (const char* key : {"parallelism.tp", "parallelism.dp", "training.micro_batch", "training.global_batch"}) {
     EXPECT_EQ(again.where(key), direct.where(key)) << key;
   }
+  // Overrides only under parallelism re-read that section alone; any other key, the whole
+  // document. Both give what loading with them all gives, read again in turn.
+  const LoadedScenario mixed = again.again({set("parallelism.tp", "8"), set("training.micro_batch", "1")}, false);
+  const LoadedScenario mixed_direct =
+      load_scenario("again.yaml",
+                    {set("training.micro_batch", "2"), set("parallelism.tp", "4"), set("parallelism.pp", "2"),
+                     set("parallelism.tp", "8"), set("training.micro_batch", "1")},
+                    false);
+  EXPECT_EQ(mixed.scenario.parallel.dp, 4);
+  EXPECT_EQ(mixed.scenario.training.micro_batch, 1);
+  EXPECT_EQ(mixed.resolved_yaml(), mixed_direct.resolved_yaml());
+  const LoadedScenario back = mixed.again({set("parallelism.pp", "1")}, false);
+  EXPECT_EQ(back.scenario.parallel.dp, 8);
+  EXPECT_EQ(back.scenario.training.micro_batch, 1);
+  EXPECT_EQ(back.resolved_yaml(),
+            load_scenario("again.yaml",
+                          {set("training.micro_batch", "2"), set("parallelism.tp", "4"), set("parallelism.pp", "2"),
+                           set("parallelism.tp", "8"), set("training.micro_batch", "1"), set("parallelism.pp", "1")},
+                          false)
+                .resolved_yaml());
+  // A bad value under parallelism is refused where it was set, as loading refuses it.
+  const auto error = [](const std::function<void()>& read) {
+    try {
+      read();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string fresh = error([] { load_scenario("again.yaml", {set("parallelism.pp", "0")}, false); });
+  EXPECT_NE(fresh, "");
+  EXPECT_EQ(error([&] { (void)again.again({set("parallelism.pp", "0")}, false); }), fresh);
   // The same refusal, at the same place, when the new values cannot run.
   LoadedScenario odd_first = load_scenario("again.yaml", {}, false);
   const LoadedScenario odd = odd_first.again({set("parallelism.dp", "3")}, false);
