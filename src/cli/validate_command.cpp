@@ -166,6 +166,11 @@ void print_text(const validation::ValidationReport& r, const std::string& data) 
                  format_fixed(row.capacity_bytes / kGiB, 1) + " GiB", row.fits ? "fits" : "DOES NOT FIT"});
   }
   if (any_run) out << "\nmemory of the runs (fullest chip):\n" << mem.render();
+  if (r.rows.empty()) {  // no error to average: say so rather than print 0.0 %
+    out << "\nno row was simulated, so there is no error to report\n";
+    std::cout << out.str();
+    return;
+  }
   out << "\nmean absolute percentage error:";
   std::map<std::string, int> counts;
   std::map<std::string, int> source_counts;

@@ -10,12 +10,14 @@ validated again with their precision cell set to `fp8`, and once to `nvfp4`. Che
       attention, element-wise ops, communication and the bubble do not speed up;
   (b) the same mesh ran (dp x tp x pp; the planner may pick another interleaving where a row
       leaves it open, as the faster GEMMs change the balance of bubble and p2p);
-  (c) a format podsim has no kernels for is skipped with the words a precision cell may say.
+  (c) a format podsim has no kernels for is skipped with the words a precision cell may say,
+      and a file whose every row is skipped reports no error rather than 0.0 %.
 
 usage: check_fp8.py PODSIM CSV
 """
 import csv
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -41,6 +43,8 @@ with tempfile.TemporaryDirectory() as tmp:
     bf16 = {r["id"]: r for r in report_with("bf16")["results"]}
     fp8 = {r["id"]: r for r in report_with("fp8")["results"]}
     unknown = report_with("nvfp4")
+    text = subprocess.run([podsim, "validate", "--data", os.path.join(tmp, "nvfp4.csv")],
+                          capture_output=True, text=True, check=True).stdout
 
 if len(fp8) != len(rows) or len(bf16) != len(rows):
     failures.append(f"expected {len(rows)} rows simulated in both precisions: {len(bf16)} bf16, {len(fp8)} fp8")
@@ -60,6 +64,9 @@ for row_id, r in sorted(fp8.items()):
 if unknown["skipped"] != len(rows) or not all(
         "names no number format podsim models (fp8, fp16, bf16" in s["reason"] for s in unknown["skipped_rows"]):
     failures.append(f"nvfp4 rows should be skipped with the accepted words: {unknown['skipped_rows'][:2]}")
+
+if "no row was simulated, so there is no error to report" not in text or "overall" in text:
+    failures.append("a file whose every row is skipped should report no error, not a mean of none:\n" + text)
 
 if failures:
     print("\n".join(failures))
