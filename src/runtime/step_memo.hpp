@@ -1,11 +1,12 @@
 #pragma once
 
 // Whole steps executed once per process. A sweep's points often build the same programs
-// (sequence parallelism with tp 1, a recompute policy that recomputes nothing the step keeps,
-// a ZeRO stage that changes only memory): their execution on the same machine, network
-// settings and placement gives the same result, so it is kept and reused. Reused results
-// are the ones executing would give, so outputs do not depend on which points a process ran
-// before, or on the number of processes.
+// (sequence parallelism with tp 1, selective recompute that recomputes nothing flash attention
+// does not already keep): their execution on the same machine, network settings and placement
+// gives the same result, so it is kept and reused. Reused results are the ones executing would
+// give, so outputs do not depend on which points a process ran before, or on the number of
+// processes. A step is kept only once it passed the work budget, which depends on nothing the
+// key does not hold, so a step taken from the memo skips the estimate.
 
 #include <compare>
 #include <cstdint>

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <optional>
 
+#include "parallelism/plan_digest.hpp"
 #include "parallelism/program_builder.hpp"
 #include "runtime/program_bound.hpp"
 #include "runtime/short_programs.hpp"
-#include "parallelism/plan_digest.hpp"
 
 namespace podsim::runtime {
 
@@ -91,8 +91,8 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   const std::optional<std::uint32_t> context =
       memo != nullptr ? std::optional(memo->context(links, s.network, r.mesh)) : std::nullopt;
   // A step this process executed before, on the same machine, network and placement and with
-  // the same programs, is taken as it was (step_memo.hpp). Not with a host that limits: its
-  // buffer carries from one run of the step to the next.
+  // the same programs, is taken as it was (step_memo.hpp), its work budget passed then. Not
+  // with a host that limits: its buffer carries from one run of the step to the next.
   std::optional<StepKey> key;
   if (steps != nullptr && context && prune_above < 0 && !host_limits) {
     key = StepKey{memo->generation(), *context, parallelism::digest(plan), step_microbatches - held, recording, budget};
