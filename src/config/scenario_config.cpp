@@ -176,6 +176,7 @@ LoadedScenario finish_reading(const std::shared_ptr<SourceMap>& at, YAML::Node r
     if (!only_parallelism(more)) {
       remove_defaults(root, at->take_defaults());
       apply_overrides_renaming(root, "topology", more, *at);
+      expand_network_shorthand(root);  // network=contention, as read_scenario takes it
       return read_composed(at, root, default_name, check);
     }
     // Only `parallelism` changes, and no other section's reader looks at it: read it alone,

@@ -70,6 +70,14 @@ TEST(Sweep, ShippedSweepHasTheProductOfItsAxesLastAxisFastest) {
   EXPECT_EQ(sweep.derived[0].key, "parallelism.dp");
 }
 
+TEST_F(SweepFiles, TheNetworkShorthandIsAValueAsInAScenario) {
+  // `network: contention` is a scenario's shorthand for {model: contention}, and --set takes
+  // it: so does a sweep's axis, checked on the base read once and applied value by value.
+  const auto sweep = config::load_sweep(write("axes: { network: [analytical, contention] }\n"));
+  EXPECT_EQ(sweep.points(), 2U);
+  EXPECT_EQ(values(sweep.overrides_at(1)), (std::vector<std::string>{"network=contention"}));
+}
+
 TEST_F(SweepFiles, ZipGroupsVaryTogether) {
   const auto sweep = config::load_sweep(write(
       "axes: { parallelism.tp: [4, 8] }\n"
