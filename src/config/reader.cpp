@@ -238,7 +238,12 @@ std::string Reader::choice(const std::string& key, const std::vector<std::string
 
 Reader Reader::child(const std::string& key) const {
   const YAML::Node n = required(key);
-  if (!n.IsMap()) fail(key, "expected a mapping of keys, got " + describe(n));
+  if (!n.IsMap()) {
+    // A scalar where a section belongs (--set training.precision=bf16): say how to set one
+    // key inside it.
+    const std::string inside = n.IsScalar() ? "; a key inside it is set as " + join_path(path_, key) + ".KEY" : "";
+    fail(key, "expected a mapping of keys, got " + describe(n) + inside);
+  }
   return Reader(n, join_path(path_, key), *sources_);
 }
 
