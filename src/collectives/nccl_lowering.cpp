@@ -248,99 +248,142 @@ void lower_broadcast(Context& c) {
   }
 }
 
-/// Reduce up and broadcast down a set of trees, pipelined: `parent[t][x]` is chip x's
-/// parent in tree t (kNoParent at the root); each tree carries `bytes` in `p` pieces.
-/// Every tree's reduce is added before any broadcast, so a chip's link sends its reduce
-/// traffic first and no broadcast waits behind another tree's reduce. `ready[x]`, if
-/// given, gates chip x's contribution; `done[q][x]` receives what gates x's copy of piece
-/// q of the result.
 constexpr VertexId kNoParent = ~VertexId{0};
 using Deps = std::vector<TransferIndex>;
-void run_trees(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double bytes, int p, double rate,
-               SimTime intra_ps, SimTime inter_ps, const std::map<VertexId, TransferIndex>* ready = nullptr,
-               std::vector<std::map<VertexId, Deps>>* done = nullptr) {
-  const double piece = bytes / p;
-  auto hop = [&](VertexId a, VertexId b) { return c.topo.node_switch(a) == c.topo.node_switch(b) ? intra_ps : inter_ps; };
+
+/// The sends of a set of trees that reduce up and broadcast down, piece by piece:
+/// `parent[t][x]` is chip x's parent in tree t (kNoParent at the root). Piece q's reduce
+/// leaves the chips at height h (their distance to their deepest leaf) once their children's
+/// have arrived, and its broadcast leaves the chips at depth d (their distance from the root)
+/// once it reached them. A caller adds the sends in the order they can go (pipelined: piece q
+/// at height h about q + h steps in), because each link serves its sends first come, first
+/// served: a ready send added behind one still waiting for its data would wait with it
+/// (NCCL's channels stream their pieces through the tree concurrently, up and down).
+class TreeSends {
+ public:
+  TreeSends(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double piece, int p, double rate,
+            SimTime intra_ps, SimTime inter_ps)
+      : c_(c), parent_(parent), piece_(piece), rate_(rate), intra_ps_(intra_ps), inter_ps_(inter_ps),
+        shapes_(parent.size()),
+        up_(parent.size(), std::vector<std::map<VertexId, TransferIndex>>(static_cast<std::size_t>(p))),
+        have_(static_cast<std::size_t>(p), std::vector<std::map<VertexId, Deps>>(parent.size())) {
+    for (std::size_t t = 0; t < parent.size(); ++t) {
+      Shape& sh = shapes_[t];
+      for (const auto& [x, px] : parent[t]) {
+        if (px == kNoParent) {
+          sh.root = x;
+        } else {
+          sh.children[px].push_back(x);
+        }
+      }
+      std::map<VertexId, std::size_t> height;
+      std::function<std::size_t(VertexId)> height_of = [&](VertexId x) -> std::size_t {
+        auto it = height.find(x);
+        if (it != height.end()) return it->second;
+        std::size_t h = 0;
+        for (VertexId ch : sh.children[x]) h = std::max(h, height_of(ch) + 1);
+        return height[x] = h;
+      };
+      std::function<void(VertexId, std::size_t)> place = [&](VertexId x, std::size_t depth) {
+        if (sh.by_depth.size() <= depth) sh.by_depth.resize(depth + 1);
+        sh.by_depth[depth].push_back(x);
+        for (VertexId ch : sh.children[x]) place(ch, depth + 1);
+      };
+      place(sh.root, 0);
+      for (const auto& [x, px] : parent[t]) {
+        const std::size_t h = height_of(x);
+        if (sh.by_height.size() <= h) sh.by_height.resize(h + 1);
+        sh.by_height[h].push_back(x);
+      }
+      height_ = std::max(height_, sh.by_height.size());
+      depth_ = std::max(depth_, sh.by_depth.size());
+    }
+  }
+
+  /// Heights and depths that have chips: steps from the leaves to the root and back.
+  std::size_t height() const { return height_; }
+  std::size_t depth() const { return depth_; }
+
+  /// Piece q's reduce sends from the chips at height h; `ready[x]`, if given, gates chip x's
+  /// contribution.
+  void up(int q, std::size_t h, const std::map<VertexId, TransferIndex>* ready) {
+    for (std::size_t t = 0; t < parent_.size(); ++t) {
+      if (h >= shapes_[t].by_height.size()) continue;
+      for (VertexId x : shapes_[t].by_height[h]) {
+        if (x == shapes_[t].root) continue;
+        const VertexId px = parent_[t].at(x);
+        up_[t][static_cast<std::size_t>(q)][x] = c_.em.send(x, px, piece_, from_children(t, q, x, ready), rate_, hop(x, px));
+      }
+    }
+  }
+
+  /// Piece q's broadcast sends from the chips at depth d (the root's, at depth 0, once its
+  /// children's reduce and its own contribution are in).
+  void down(int q, std::size_t d, const std::map<VertexId, TransferIndex>* ready) {
+    auto& have = have_[static_cast<std::size_t>(q)];
+    for (std::size_t t = 0; t < parent_.size(); ++t) {
+      if (d >= shapes_[t].by_depth.size()) continue;
+      if (d == 0) have[t][shapes_[t].root] = from_children(t, q, shapes_[t].root, ready);
+      for (VertexId x : shapes_[t].by_depth[d]) {
+        for (VertexId ch : shapes_[t].children[x]) have[t][ch] = {c_.em.send(x, ch, piece_, have[t][x], rate_, hop(x, ch))};
+      }
+    }
+  }
+
+  /// What gates each chip's copy of piece q of the result (after every down(q, ·)).
+  std::map<VertexId, Deps> result(int q) const {
+    std::map<VertexId, Deps> out;
+    for (const auto& tree : have_[static_cast<std::size_t>(q)]) {
+      for (const auto& [x, deps] : tree) out[x].insert(out[x].end(), deps.begin(), deps.end());
+    }
+    return out;
+  }
+
+ private:
   struct Shape {
     std::map<VertexId, std::vector<VertexId>> children;
     VertexId root = kNoParent;
     std::vector<std::vector<VertexId>> by_height;  // chips by distance to their deepest leaf
     std::vector<std::vector<VertexId>> by_depth;   // chips by distance from the root
   };
-  std::vector<Shape> shapes(parent.size());
-  std::size_t max_height = 0;
-  std::size_t max_depth = 0;
-  for (std::size_t t = 0; t < parent.size(); ++t) {
-    Shape& sh = shapes[t];
-    for (const auto& [x, px] : parent[t]) {
-      if (px == kNoParent) {
-        sh.root = x;
-      } else {
-        sh.children[px].push_back(x);
-      }
-    }
-    std::map<VertexId, std::size_t> height;
-    std::function<std::size_t(VertexId)> height_of = [&](VertexId x) -> std::size_t {
-      auto it = height.find(x);
-      if (it != height.end()) return it->second;
-      std::size_t h = 0;
-      for (VertexId ch : sh.children[x]) h = std::max(h, height_of(ch) + 1);
-      return height[x] = h;
-    };
-    std::function<void(VertexId, std::size_t)> place = [&](VertexId x, std::size_t depth) {
-      if (sh.by_depth.size() <= depth) sh.by_depth.resize(depth + 1);
-      sh.by_depth[depth].push_back(x);
-      for (VertexId ch : sh.children[x]) place(ch, depth + 1);
-    };
-    place(sh.root, 0);
-    for (const auto& [x, px] : parent[t]) {
-      const std::size_t h = height_of(x);
-      if (sh.by_height.size() <= h) sh.by_height.resize(h + 1);
-      sh.by_height[h].push_back(x);
-    }
-    max_height = std::max(max_height, sh.by_height.size());
-    max_depth = std::max(max_depth, sh.by_depth.size());
+
+  SimTime hop(VertexId a, VertexId b) const {
+    return c_.topo.node_switch(a) == c_.topo.node_switch(b) ? intra_ps_ : inter_ps_;
   }
-  // up[t][q][x]: x's reduce send of piece q in tree t.
-  std::vector<std::vector<std::map<VertexId, TransferIndex>>> up(parent.size(), std::vector<std::map<VertexId, TransferIndex>>(static_cast<std::size_t>(p)));
-  auto from_children = [&](std::size_t t, int q, VertexId x) {
+  Deps from_children(std::size_t t, int q, VertexId x, const std::map<VertexId, TransferIndex>* ready) {
     Deps deps;
-    for (VertexId ch : shapes[t].children[x]) deps.push_back(up[t][static_cast<std::size_t>(q)].at(ch));
+    for (VertexId ch : shapes_[t].children[x]) deps.push_back(up_[t][static_cast<std::size_t>(q)].at(ch));
     if (ready != nullptr && ready->count(x) != 0) deps.push_back(ready->at(x));
     return deps;
-  };
-  // Sends are added in the order they can go, across all trees (leaves first going up, the
-  // root first coming down), so a link's FIFO never holds a ready send behind a waiting one.
-  for (int q = 0; q < p; ++q) {
-    for (std::size_t h = 0; h < max_height; ++h) {
-      for (std::size_t t = 0; t < parent.size(); ++t) {
-        if (h >= shapes[t].by_height.size()) continue;
-        for (VertexId x : shapes[t].by_height[h]) {
-          if (x == shapes[t].root) continue;
-          const VertexId px = parent[t].at(x);
-          up[t][static_cast<std::size_t>(q)][x] = c.em.send(x, px, piece, from_children(t, q, x), rate, hop(x, px));
-        }
-      }
-    }
   }
-  for (int q = 0; q < p; ++q) {
-    std::vector<std::map<VertexId, Deps>> have(parent.size());
-    for (std::size_t t = 0; t < parent.size(); ++t) have[t][shapes[t].root] = from_children(t, q, shapes[t].root);
-    for (std::size_t d = 0; d < max_depth; ++d) {
-      for (std::size_t t = 0; t < parent.size(); ++t) {
-        if (d >= shapes[t].by_depth.size()) continue;
-        for (VertexId x : shapes[t].by_depth[d]) {
-          for (VertexId ch : shapes[t].children[x]) have[t][ch] = {c.em.send(x, ch, piece, have[t][x], rate, hop(x, ch))};
-        }
-      }
+
+  Context& c_;
+  const std::vector<std::map<VertexId, VertexId>>& parent_;
+  double piece_;
+  double rate_;
+  SimTime intra_ps_;
+  SimTime inter_ps_;
+  std::vector<Shape> shapes_;
+  std::size_t height_ = 0;
+  std::size_t depth_ = 0;
+  std::vector<std::vector<std::map<VertexId, TransferIndex>>> up_;  // [tree][piece][chip]: its reduce send
+  std::vector<std::vector<std::map<VertexId, Deps>>> have_;         // [piece][tree][chip]: gates its copy
+};
+
+/// Reduce up and broadcast down a set of trees, each carrying `bytes` in `p` pieces,
+/// pipelined: at step s, piece q's reduce from height s − q and its broadcast from depth
+/// s − q − height (TreeSends says why the order matters).
+void run_trees(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double bytes, int p, double rate,
+               SimTime intra_ps, SimTime inter_ps) {
+  TreeSends trees(c, parent, bytes / p, p, rate, intra_ps, inter_ps);
+  const auto height = static_cast<int>(trees.height());
+  const auto depth = static_cast<int>(trees.depth());
+  for (int step = 0; step < p + height + depth; ++step) {
+    for (int h = 0; h < height; ++h) {
+      if (const int q = step - h; q >= 0 && q < p) trees.up(q, static_cast<std::size_t>(h), nullptr);
     }
-    if (done != nullptr) {
-      for (auto& tree : have) {
-        for (auto& [x, deps] : tree) {
-          auto& all = (*done)[static_cast<std::size_t>(q)][x];
-          all.insert(all.end(), deps.begin(), deps.end());
-        }
-      }
+    for (int d = 0; d < depth; ++d) {
+      if (const int q = step - height - d; q >= 0 && q < p) trees.down(q, static_cast<std::size_t>(d), nullptr);
     }
   }
 }
@@ -439,22 +482,32 @@ void lower_nvls_tree(Context& c) {
     }
   }
   const SimTime inter_ps = us(nccl::hop_latency_us(Algo::kNvlsTree, Proto::kSimple, true));
+  // Each piece: reduced inside its node by the switch (scatter), across the nodes by the
+  // trees on each GPU's shard, then multicast back (gather); the pieces stream through the
+  // three one step apart, and through the trees as run_trees does.
+  TreeSends trees(c, parent, piece / (2.0 * g), p, 0, inter_ps, inter_ps);
+  const auto height = static_cast<int>(trees.height());
+  const auto depth = static_cast<int>(trees.depth());
   std::vector<NvlsPiece> scattered(static_cast<std::size_t>(p));
-  std::vector<std::vector<std::map<VertexId, Deps>>> reduced(static_cast<std::size_t>(p),
-                                                             std::vector<std::map<VertexId, Deps>>(1));
-  for (int i = 0; i <= p + 1; ++i) {
-    if (i < p) {
+  for (int step = 0; step < p + height + depth + 1; ++step) {
+    if (step < p) {
       c.em.set_wire_factor(kNvlsWire);
-      nvls_scatter(c, piece, scattered[static_cast<std::size_t>(i)]);
+      nvls_scatter(c, piece, scattered[static_cast<std::size_t>(step)]);
     }
-    if (i >= 1 && i <= p) {
-      const auto q = static_cast<std::size_t>(i - 1);
-      c.em.set_wire_factor(1.0);
-      run_trees(c, parent, piece / (2.0 * g), 1, 0, inter_ps, inter_ps, &scattered[q].reduced, &reduced[q]);
+    c.em.set_wire_factor(1.0);
+    for (int h = 0; h < height; ++h) {
+      if (const int q = step - 1 - h; q >= 0 && q < p) {
+        trees.up(q, static_cast<std::size_t>(h), &scattered[static_cast<std::size_t>(q)].reduced);
+      }
     }
-    if (i >= 2) {
+    for (int d = 0; d < depth; ++d) {
+      if (const int q = step - 1 - height - d; q >= 0 && q < p) {
+        trees.down(q, static_cast<std::size_t>(d), &scattered[static_cast<std::size_t>(q)].reduced);
+      }
+    }
+    if (const int q = step - 1 - height - depth; q >= 0 && q < p) {  // the step after its last broadcast
       c.em.set_wire_factor(kNvlsWire);
-      nvls_gather(c, piece, reduced[static_cast<std::size_t>(i - 2)][0]);
+      nvls_gather(c, piece, trees.result(q));
     }
   }
 }
