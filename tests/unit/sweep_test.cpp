@@ -106,6 +106,17 @@ TEST_F(SweepFiles, AFeasiblePointIsExactlyTheScenarioItDescribes) {
   EXPECT_NEAR(sum, report.step_s, 1e-12);
 }
 
+/// Every point of `sweep` evaluated through shared work, in order through `forwards` and in
+/// reverse through `backwards`, gives the bytes it gives alone (`fresh`).
+void expect_shared_work_gives(const config::LoadedSweep& sweep, const std::vector<std::vector<char>>& fresh,
+                              sweep::SharedWork& forwards, sweep::SharedWork& backwards) {
+  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
+    EXPECT_EQ(sweep::evaluate_point(sweep, i, forwards).serialize(), fresh[i]) << "point " << i;
+    const std::uint64_t j = sweep.points() - 1 - i;
+    EXPECT_EQ(sweep::evaluate_point(sweep, j, backwards).serialize(), fresh[j]) << "point " << j;
+  }
+}
+
 TEST_F(SweepFiles, SharedMeasurementsGiveEveryPointExactlyItsOwnResult) {
   // Points that share a mesh reuse each other's communication measurements (CommMemo), and
   // all share the files parsed once: in whatever order one process meets them, each point's
@@ -117,11 +128,7 @@ TEST_F(SweepFiles, SharedMeasurementsGiveEveryPointExactlyItsOwnResult) {
   for (std::uint64_t i = 0; i < sweep.points(); ++i) fresh.push_back(sweep::evaluate_point(sweep, i).serialize());
   sweep::SharedWork forwards;
   sweep::SharedWork backwards;
-  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
-    EXPECT_EQ(sweep::evaluate_point(sweep, i, forwards).serialize(), fresh[i]) << "point " << i;
-    const std::uint64_t j = sweep.points() - 1 - i;
-    EXPECT_EQ(sweep::evaluate_point(sweep, j, backwards).serialize(), fresh[j]) << "point " << j;
-  }
+  expect_shared_work_gives(sweep, fresh, forwards, backwards);
 }
 
 TEST_F(SweepFiles, PointsThatBuildTheSameProgramsShareOneExecution) {
@@ -142,11 +149,7 @@ TEST_F(SweepFiles, PointsThatBuildTheSameProgramsShareOneExecution) {
   ASSERT_EQ(feasible, sweep.points());
   sweep::SharedWork forwards;
   sweep::SharedWork backwards;
-  for (std::uint64_t i = 0; i < sweep.points(); ++i) {
-    EXPECT_EQ(sweep::evaluate_point(sweep, i, forwards).serialize(), fresh[i]) << "point " << i;
-    const std::uint64_t j = sweep.points() - 1 - i;
-    EXPECT_EQ(sweep::evaluate_point(sweep, j, backwards).serialize(), fresh[j]) << "point " << j;
-  }
+  expect_shared_work_gives(sweep, fresh, forwards, backwards);
   // Six points, four distinct programs: none and selective coincide with and without
   // sequence parallelism.
   EXPECT_EQ(forwards.steps.size(), 4U);
