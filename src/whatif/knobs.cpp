@@ -36,14 +36,34 @@ std::optional<double> size_in_bytes(const std::string& text) {
   }
 }
 
+struct SizeUnit {
+  const char* name;
+  double bytes;
+};
+
+/// `bytes` as a whole number of the largest binary unit that holds it within 0.01 % (a size
+/// key takes whole bytes: 28.8 GiB is none, 29491 MiB is), else as whole bytes.
+std::pair<unsigned long long, SizeUnit> readable_size(double bytes) {
+  static constexpr SizeUnit kUnits[] = {{"TiB", 1099511627776.0}, {"GiB", 1073741824.0}, {"MiB", 1048576.0},
+                                        {"KiB", 1024.0}};
+  for (const SizeUnit& u : kUnits) {
+    const double count = std::round(bytes / u.bytes);
+    if (count >= 1 && std::fabs(count * u.bytes - bytes) <= 1e-4 * bytes) {
+      return {static_cast<unsigned long long>(count), u};
+    }
+  }
+  return {static_cast<unsigned long long>(std::round(bytes)), SizeUnit{"B", 1.0}};
+}
+
 }  // namespace
 
 std::optional<std::pair<std::string, double>> scaled(const std::string& text, double factor, bool whole) {
   if (!(factor > 0) || !std::isfinite(factor)) return std::nullopt;
   if (const auto bytes = size_in_bytes(text); bytes && *bytes > 0) {
-    const double now = std::round(*bytes * factor);
-    if (!(now >= 1) || now >= 1.8e19) return std::nullopt;
-    return std::pair{std::to_string(static_cast<unsigned long long>(now)) + " B", now / *bytes};
+    const double exact = *bytes * factor;
+    if (!(exact >= 1) || exact >= 1.8e19) return std::nullopt;
+    const auto [count, unit] = readable_size(exact);
+    return std::pair{std::to_string(count) + " " + unit.name, static_cast<double>(count) * unit.bytes / *bytes};
   }
   const char* begin = text.c_str();
   char* end = nullptr;

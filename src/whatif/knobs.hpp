@@ -23,7 +23,8 @@ struct Knob {
 
 /// `text` (a number, optionally followed by a unit: "45 GB/s", "1 us", "0.66", "16 GiB")
 /// with its number multiplied by `factor`, and the ratio of the new value to the old.
-/// Sizes in bytes become a whole number of bytes ("29956130406 B"); `whole` keeps the
+/// Sizes in bytes become a whole number of the largest binary unit within 0.01 % of the
+/// exact product ("29491 MiB" for 32 GiB × 0.9; the ratio is the one tried); `whole` keeps the
 /// number a whole number ≥ 1 (nothing when it would not be). Nothing for a text that does
 /// not start with a positive finite number.
 std::optional<std::pair<std::string, double>> scaled(const std::string& text, double factor, bool whole);
