@@ -229,7 +229,9 @@ int run(int argc, char** argv, const partition::Communicator& world) {
   CLI::App* topo_cmd = app.add_subcommand("topo", "Chips, links, diameter, bisection and per-axis bandwidth of a topology");
   topo_cmd->add_option("file", topo.file, "Topology file (topologies/*.yaml)")->required();
   topo_cmd->add_flag("--json", topo.json, "Print one JSON object instead of tables");
-  topo_cmd->add_option("--set", topo.sets, "Override a key: --set link.bandwidth=\"50 GB/s\" (repeatable)");
+  topo_cmd->add_option("--set", topo.sets,
+                       "Override a key: --set link.bandwidth=\"50 GB/s\" or, as run writes it, --set topology.nodes=64 "
+                       "(repeatable)");
 
   CollectiveOptions coll;
   CLI::App* coll_cmd = app.add_subcommand("collective", "Time a collective on a simulated pod, like nccl-tests");
