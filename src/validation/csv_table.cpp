@@ -38,7 +38,10 @@ std::vector<Record> parse(const std::string& text, const std::string& shown) {
   bool field_started = false;
   int line = 1;
   int quote_line = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
+  // A spreadsheet's "CSV UTF-8" starts with a byte order mark, which is not part of the first
+  // column's name.
+  const std::size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  for (std::size_t i = start; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
       if (c == '"') {

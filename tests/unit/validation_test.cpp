@@ -40,6 +40,14 @@ TEST_F(Csv, QuotedFieldsHoldCommasQuotesAndNewlines) {
   EXPECT_EQ(rows[1].at("missing"), "");
 }
 
+TEST_F(Csv, ASpreadsheetsByteOrderMarkAndLineEndsAreNotPartOfTheTable) {
+  // "CSV UTF-8" from a spreadsheet: a byte order mark before the header and CRLF line ends.
+  const auto rows = read_csv(write("\xEF\xBB\xBF" "a,b\r\n1,2\r\n"), {"a", "b"});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].at("a"), "1");
+  EXPECT_EQ(rows[0].at("b"), "2");
+}
+
 TEST_F(Csv, ErrorsNameTheLine) {
   try {
     read_csv(write("a,b\n1,2\n3\n"), {"a", "b"});
