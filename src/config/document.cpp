@@ -160,16 +160,19 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
   }
   auto& by_file = files->documents().by_file;
   const auto key = std::make_pair(file.string(), shown);
+  // The file counts as read (with its digest where asked) before it parses, as without `files`.
+  const auto record_input = [&](const InputRecord& r) {
+    sources.add_input(sources.digests() ? r : InputRecord{file, shown, std::string()});
+  };
   auto found = by_file.find(key);
   if (found == by_file.end()) {
     const std::string text = read_input_file(file, shown);
     InputRecord record{file, shown, sha256_hex(text)};
-    sources.add_input(sources.digests() ? record : InputRecord{file, shown, std::string()});
+    record_input(record);
     YAML::Node root = parse_document(text, shown);  // a file that fails is not kept
     found = by_file.emplace(key, ParsedFiles::Documents::Document{root, std::move(record)}).first;
   } else {
-    const InputRecord& record = found->second.record;
-    sources.add_input(sources.digests() ? record : InputRecord{file, shown, std::string()});
+    record_input(found->second.record);
   }
   return copy_with_marks(found->second.root);
 }

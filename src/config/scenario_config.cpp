@@ -66,6 +66,16 @@ void expand_network_shorthand(YAML::Node root) {
   root["network"] = expanded;
 }
 
+/// Applies `overrides` that reach into the composed document (the topology renamed for its
+/// size). `network: contention` is shorthand for {model: contention}: expanded before them so
+/// that --set network.max_chunks=… works either way, and again after them, for
+/// --set network=contention.
+void apply_deep_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources) {
+  expand_network_shorthand(root);
+  apply_overrides_renaming(root, "topology", overrides, sources);
+  expand_network_shorthand(root);
+}
+
 LoadedScenario read_composed(const std::shared_ptr<SourceMap>& at, YAML::Node root, const std::string& default_name,
                              bool check_layout);
 
@@ -94,12 +104,7 @@ LoadedScenario read_scenario(SourceMap& sources, YAML::Node root, const std::str
   include_file(root, "", "hardware", include_dir[1], sources);
   const std::filesystem::path topology_dir = include_file(root, "", "topology", include_dir[2], sources);
   inline_topology_includes(root["topology"], "topology", topology_dir, sources);
-  // `network: contention` is shorthand for {model: contention}: expanded before overrides so
-  // that --set network.max_chunks=… works either way, and again after them, for
-  // --set network=contention.
-  expand_network_shorthand(root);
-  apply_overrides_renaming(root, "topology", deep, sources);
-  expand_network_shorthand(root);
+  apply_deep_overrides(root, deep, sources);
   return read_composed(std::make_shared<SourceMap>(sources), root, default_name, check_layout);
 }
 
@@ -173,16 +178,12 @@ LoadedScenario finish_reading(const std::shared_ptr<SourceMap>& at, YAML::Node r
         throw InputError(o.text + ": " + o.path + " names a file; read the scenario again to replace it");
       }
     }
-    if (!only_parallelism(more)) {
-      remove_defaults(root, at->take_defaults());
-      apply_overrides_renaming(root, "topology", more, *at);
-      expand_network_shorthand(root);  // network=contention, as read_scenario takes it
-      return read_composed(at, root, default_name, check);
-    }
-    // Only `parallelism` changes, and no other section's reader looks at it: read it alone,
-    // with the defaults the first reading filled in elsewhere left as they are.
-    remove_defaults(root, at->take_defaults_under("parallelism"));
-    apply_overrides_renaming(root, "topology", more, *at);
+    // Where only `parallelism` changes (no other section's reader looks at it), that section
+    // alone is read again, the defaults the first reading filled in elsewhere left as they are.
+    const bool whole = !only_parallelism(more);
+    remove_defaults(root, whole ? at->take_defaults() : at->take_defaults_under("parallelism"));
+    apply_deep_overrides(root, more, *at);
+    if (whole) return read_composed(at, root, default_name, check);
     runtime::Scenario s = first;
     Reader parallel = Reader(root, "", *at).child("parallelism");
     s.parallel = read_parallelism(parallel, static_cast<std::uint32_t>(topology::chip_count(s.topology)));
@@ -192,23 +193,27 @@ LoadedScenario finish_reading(const std::shared_ptr<SourceMap>& at, YAML::Node r
   return out;
 }
 
-}  // namespace
-
-LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
-                             bool check_layout) {
+/// Reads the scenario file `file` through `sources`.
+LoadedScenario read_scenario_file(SourceMap& sources, const std::filesystem::path& file,
+                                  const std::vector<Override>& overrides, bool check_layout) {
   const std::string shown = display_name(file);
-  SourceMap sources;
   YAML::Node root = load_yaml_file(file, shown, sources);
   return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
 }
 
+}  // namespace
+
+LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             bool check_layout) {
+  SourceMap sources;
+  return read_scenario_file(sources, file, overrides, check_layout);
+}
+
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, ParsedFiles& files) {
-  const std::string shown = display_name(file);
   SourceMap sources;
   sources.read_through(&files);
-  YAML::Node root = load_yaml_file(file, shown, sources);
-  return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
+  return read_scenario_file(sources, file, overrides, check_layout);
 }
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
@@ -218,9 +223,7 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
   sources.record_digests(true);  // who asks for the files read wants to know what they held
   // The files read are reported even when the scenario is refused (a sweep records them).
   try {
-    YAML::Node root = load_yaml_file(file, shown, sources);
-    LoadedScenario out =
-        read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
+    LoadedScenario out = read_scenario_file(sources, file, overrides, check_layout);
     merge_inputs(inputs, sources.inputs());
     return out;
   } catch (const InputError&) {

@@ -34,9 +34,10 @@ class SourceMap {
   std::vector<std::string> take_defaults() { return std::exchange(defaults_, {}); }
   /// The same for the values filled in under `section` (its dotted path) only; the others stay.
   std::vector<std::string> take_defaults_under(const std::string& section) {
+    const std::string prefix = section + ".";
     std::vector<std::string> taken;
     std::vector<std::string> kept;
-    for (auto& d : defaults_) (d.starts_with(section + ".") ? taken : kept).push_back(std::move(d));
+    for (auto& d : defaults_) (d.starts_with(prefix) ? taken : kept).push_back(std::move(d));
     defaults_ = std::move(kept);
     return taken;
   }
