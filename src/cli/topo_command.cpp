@@ -2,8 +2,6 @@
 
 #include <iostream>
 #include <sstream>
-#include <string_view>
-#include <vector>
 
 #include "config/topology_config.hpp"
 #include "output/json_writer.hpp"
@@ -82,14 +80,7 @@ void print_text(const topology::Topology& topo, const topology::TopologyFacts& f
 }  // namespace
 
 void run_topo(const TopoOptions& options, const Invocation& invocation) {
-  // The file is a topology, so its keys are written from its top (nodes, link.bandwidth);
-  // run, plan and collective write them from the scenario's (topology.nodes): both are taken.
-  std::vector<config::Override> overrides = config::parse_overrides(options.sets);
-  for (config::Override& o : overrides) {
-    constexpr std::string_view kScenarioPrefix = "topology.";
-    if (o.path.starts_with(kScenarioPrefix)) o.path.erase(0, kScenarioPrefix.size());
-  }
-  const config::LoadedTopology loaded = config::load_topology(options.file, overrides);
+  const config::LoadedTopology loaded = config::load_topology(options.file, config::parse_overrides(options.sets));
   const topology::Topology topo(loaded.spec);
   const topology::TopologyFacts facts = topology::analyze(topo);
   if (!invocation.prints()) return;

@@ -19,8 +19,9 @@ struct LoadedTopology {
   std::vector<InputRecord> inputs;
 };
 
-/// Reads a topology file (the format: docs/configuration.md, "Topology files"). Throws InputError
-/// with file, line, column and key path on any problem.
+/// Reads a topology file (the format: docs/configuration.md, "Topology files"). An override's
+/// key is the file's own (nodes, link.bandwidth) or the scenario's (topology.nodes). Throws
+/// InputError with file, line, column and key path on any problem.
 LoadedTopology load_topology(const std::filesystem::path& file,
                              const std::vector<Override>& overrides = {});
 
