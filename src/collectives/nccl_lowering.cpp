@@ -263,7 +263,7 @@ class TreeSends {
  public:
   TreeSends(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double piece, int p, double rate,
             SimTime intra_ps, SimTime inter_ps)
-      : c_(c), parent_(parent), piece_(piece), rate_(rate), intra_ps_(intra_ps), inter_ps_(inter_ps),
+      : c_(c), parent_(parent), piece_(piece), pieces_(p), rate_(rate), intra_ps_(intra_ps), inter_ps_(inter_ps),
         shapes_(parent.size()),
         up_(parent.size(), std::vector<std::map<VertexId, TransferIndex>>(static_cast<std::size_t>(p))),
         have_(static_cast<std::size_t>(p), std::vector<std::map<VertexId, Deps>>(parent.size())) {
@@ -300,10 +300,34 @@ class TreeSends {
     }
   }
 
-  /// Heights and depths that have chips: steps from the leaves to the root and back.
-  std::size_t height() const { return height_; }
-  std::size_t depth() const { return depth_; }
+  /// Steps a piece takes from the leaves to the root and back: piece q is done after step
+  /// q + span() − 1.
+  int span() const { return static_cast<int>(height_ + depth_); }
 
+  /// The sends due at step `s` of the pipeline: piece q's reduce from height s − q and its
+  /// broadcast from depth s − q − height. `ready[q]`, if any, gates each chip's contribution
+  /// to piece q.
+  void step(int s, const std::vector<const std::map<VertexId, TransferIndex>*>& ready) {
+    const auto gate = [&](int q) { return ready.empty() ? nullptr : ready[static_cast<std::size_t>(q)]; };
+    const auto height = static_cast<int>(height_);
+    for (int h = 0; h < height; ++h) {
+      if (const int q = s - h; q >= 0 && q < pieces_) up(q, static_cast<std::size_t>(h), gate(q));
+    }
+    for (int d = 0; d < static_cast<int>(depth_); ++d) {
+      if (const int q = s - height - d; q >= 0 && q < pieces_) down(q, static_cast<std::size_t>(d), gate(q));
+    }
+  }
+
+  /// What gates each chip's copy of piece q of the result (once step() passed its last broadcast).
+  std::map<VertexId, Deps> result(int q) const {
+    std::map<VertexId, Deps> out;
+    for (const auto& tree : have_[static_cast<std::size_t>(q)]) {
+      for (const auto& [x, deps] : tree) out[x].insert(out[x].end(), deps.begin(), deps.end());
+    }
+    return out;
+  }
+
+ private:
   /// Piece q's reduce sends from the chips at height h; `ready[x]`, if given, gates chip x's
   /// contribution.
   void up(int q, std::size_t h, const std::map<VertexId, TransferIndex>* ready) {
@@ -330,16 +354,6 @@ class TreeSends {
     }
   }
 
-  /// What gates each chip's copy of piece q of the result (after every down(q, ·)).
-  std::map<VertexId, Deps> result(int q) const {
-    std::map<VertexId, Deps> out;
-    for (const auto& tree : have_[static_cast<std::size_t>(q)]) {
-      for (const auto& [x, deps] : tree) out[x].insert(out[x].end(), deps.begin(), deps.end());
-    }
-    return out;
-  }
-
- private:
   struct Shape {
     std::map<VertexId, std::vector<VertexId>> children;
     VertexId root = kNoParent;
@@ -360,6 +374,7 @@ class TreeSends {
   Context& c_;
   const std::vector<std::map<VertexId, VertexId>>& parent_;
   double piece_;
+  int pieces_;
   double rate_;
   SimTime intra_ps_;
   SimTime inter_ps_;
@@ -376,16 +391,7 @@ class TreeSends {
 void run_trees(Context& c, const std::vector<std::map<VertexId, VertexId>>& parent, double bytes, int p, double rate,
                SimTime intra_ps, SimTime inter_ps) {
   TreeSends trees(c, parent, bytes / p, p, rate, intra_ps, inter_ps);
-  const auto height = static_cast<int>(trees.height());
-  const auto depth = static_cast<int>(trees.depth());
-  for (int step = 0; step < p + height + depth; ++step) {
-    for (int h = 0; h < height; ++h) {
-      if (const int q = step - h; q >= 0 && q < p) trees.up(q, static_cast<std::size_t>(h), nullptr);
-    }
-    for (int d = 0; d < depth; ++d) {
-      if (const int q = step - height - d; q >= 0 && q < p) trees.down(q, static_cast<std::size_t>(d), nullptr);
-    }
-  }
+  for (int step = 0; step < p + trees.span(); ++step) trees.step(step, {});
 }
 
 void lower_tree(Context& c) {
@@ -486,26 +492,17 @@ void lower_nvls_tree(Context& c) {
   // trees on each GPU's shard, then multicast back (gather); the pieces stream through the
   // three one step apart, and through the trees as run_trees does.
   TreeSends trees(c, parent, piece / (2.0 * g), p, 0, inter_ps, inter_ps);
-  const auto height = static_cast<int>(trees.height());
-  const auto depth = static_cast<int>(trees.depth());
   std::vector<NvlsPiece> scattered(static_cast<std::size_t>(p));
-  for (int step = 0; step < p + height + depth + 1; ++step) {
+  std::vector<const std::map<VertexId, TransferIndex>*> reduced_inside;
+  for (const NvlsPiece& piece_inside : scattered) reduced_inside.push_back(&piece_inside.reduced);
+  for (int step = 0; step < p + trees.span() + 1; ++step) {
     if (step < p) {
       c.em.set_wire_factor(kNvlsWire);
       nvls_scatter(c, piece, scattered[static_cast<std::size_t>(step)]);
     }
     c.em.set_wire_factor(1.0);
-    for (int h = 0; h < height; ++h) {
-      if (const int q = step - 1 - h; q >= 0 && q < p) {
-        trees.up(q, static_cast<std::size_t>(h), &scattered[static_cast<std::size_t>(q)].reduced);
-      }
-    }
-    for (int d = 0; d < depth; ++d) {
-      if (const int q = step - 1 - height - d; q >= 0 && q < p) {
-        trees.down(q, static_cast<std::size_t>(d), &scattered[static_cast<std::size_t>(q)].reduced);
-      }
-    }
-    if (const int q = step - 1 - height - depth; q >= 0 && q < p) {  // the step after its last broadcast
+    trees.step(step - 1, reduced_inside);
+    if (const int q = step - 1 - trees.span(); q >= 0 && q < p) {  // the step after its last broadcast
       c.em.set_wire_factor(kNvlsWire);
       nvls_gather(c, piece, trees.result(q));
     }
