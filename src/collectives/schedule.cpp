@@ -34,9 +34,23 @@ void Schedule::recount_phases(std::uint32_t current) {
   phases_ = last + 1;
 }
 
+std::vector<TransferIndex>& Frontier::list(VertexId c) {
+  if (slot_.empty()) slot_.assign(vertices_, kNoSlot);
+  if (slot_[c] == kNoSlot) {
+    slot_[c] = static_cast<std::uint32_t>(lists_.size());
+    owners_.push_back(c);
+    lists_.emplace_back();
+  }
+  return lists_[slot_[c]];
+}
+
 void Frontier::merge(const Frontier& other) {
-  for (std::size_t c = 0; c < ready_.size(); ++c) {
-    ready_[c].insert(ready_[c].end(), other.ready_[c].begin(), other.ready_[c].end());
+  // Each vertex's list gains the other's: the same lists whatever order the vertices come in.
+  for (std::size_t k = 0; k < other.owners_.size(); ++k) {
+    const auto& from = other.lists_[k];
+    if (from.empty()) continue;
+    auto& to = list(other.owners_[k]);
+    to.insert(to.end(), from.begin(), from.end());
   }
 }
 
@@ -48,11 +62,15 @@ std::span<const Schedule::HopImage> Schedule::hop_images(std::uint64_t hop) cons
 }
 
 void Frontier::mirror(const Schedule& schedule, VertexId from, VertexId to) {
-  for (const TransferIndex t : ready_[from]) {
+  const auto given = ready(from);
+  if (given.empty()) return;
+  const std::vector<TransferIndex> waits(given.begin(), given.end());  // `to`'s list may move the lists
+  auto& mine = list(to);
+  for (const TransferIndex t : waits) {
     if ((t & ~kDependencyIndex) != 0) {
-      ready_[to].push_back(t);  // already observed on someone's behalf
+      mine.push_back(t);  // already observed on someone's behalf
     } else {
-      ready_[to].push_back(t | (schedule.transfer(t).src == from ? kOnDeparture : kOnArrival));
+      mine.push_back(t | (schedule.transfer(t).src == from ? kOnDeparture : kOnArrival));
     }
   }
 }

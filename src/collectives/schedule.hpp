@@ -141,21 +141,34 @@ class Schedule {
 
 /// Per vertex (chips first): the transfers that must have arrived before it may start its
 /// next phase (its last send and its last receive of the phase before).
+///
+/// Sparse: a lowering makes one per phase of every group, over every vertex of the machine,
+/// and a group touches few of them. Only the vertices given something hold a list, and a
+/// frontier nothing was added to allocates nothing.
 class Frontier {
  public:
-  explicit Frontier(std::size_t vertices) : ready_(vertices) {}
-  std::span<const TransferIndex> ready(VertexId c) const { return ready_[c]; }
-  void add(VertexId c, TransferIndex t) { ready_[c].push_back(t); }
+  explicit Frontier(std::size_t vertices) : vertices_(vertices) {}
+  std::span<const TransferIndex> ready(VertexId c) const {
+    if (slot_.empty() || slot_[c] == kNoSlot) return {};
+    return lists_[slot_[c]];
+  }
+  void add(VertexId c, TransferIndex t) { list(c).push_back(t); }
   /// Chip `to` waits for what chip `from` waits for, as `from` would (kOnDeparture for what
   /// `from` sent, kOnArrival for what it received): `to` stands where `from` does in a part
   /// of the collective that is not simulated, being its image.
   void mirror(const Schedule& schedule, VertexId from, VertexId to);
   /// Adds everything `other` holds (used to join concurrent phases).
   void merge(const Frontier& other);
-  std::size_t chips() const { return ready_.size(); }
+  std::size_t chips() const { return vertices_; }
 
  private:
-  std::vector<std::vector<TransferIndex>> ready_;
+  static constexpr std::uint32_t kNoSlot = 0xFFFF'FFFFu;
+  /// Vertex c's list, made on first use.
+  std::vector<TransferIndex>& list(VertexId c);
+  std::size_t vertices_ = 0;
+  std::vector<std::uint32_t> slot_;               ///< per vertex: its list, or kNoSlot (empty: none yet)
+  std::vector<VertexId> owners_;                  ///< per list: its vertex, in the order first given
+  std::vector<std::vector<TransferIndex>> lists_;
 };
 
 /// Appends a ring pass to `schedule`: `steps` steps in which every chip of `ring` sends
