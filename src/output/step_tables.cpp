@@ -99,6 +99,7 @@ Table summary_table(const runtime::Scenario& s, const runtime::StepReport& r, co
     integer("comms_as_flows", "1", static_cast<std::int64_t>(r.contention.flows));
     integer("comms_as_chunks", "1", static_cast<std::int64_t>(r.contention.chunks));
     integer("comms_on_one_group", "1", static_cast<std::int64_t>(r.contention.one_group));
+    integer("comms_renamed", "1", static_cast<std::int64_t>(r.contention.renamed));
   }
   // Only when the scenario gives training.tokens: a run without them writes what it did before.
   if (const auto t = runtime::time_to_train(s.training, r.tokens_per_s, r.chips)) {

@@ -74,9 +74,10 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << (s.network.fidelity == network::Fidelity::kContention ? "contention-aware" : "analytical") << " network\n";
   if (s.network.fidelity == network::Fidelity::kContention) {
     const auto& c = r.contention;
-    out << "contention-aware network: " << c.flows + c.chunks << " communications simulated (" << c.flows
+    out << "contention-aware network: " << c.flows + c.chunks << " communications measured (" << c.flows
         << " as flows, " << c.chunks << " as chunks; network.contention " << network::contention_model_name(s.network.contention)
-        << "), " << c.one_group << " of them on one group standing for its disjoint images, " << c.periods
+        << "), " << c.renamed << " of them another's measurement renamed (the same on other chips and links: not simulated), "
+        << c.one_group << " on one group standing for its disjoint images, " << c.periods
         << " as one period of their symmetry standing for the whole\n";
   }
   out << "mesh: " << r.mesh << "   matmul padding waste " << format_fixed(100 * r.padding_waste(), 1) << " % (tile "

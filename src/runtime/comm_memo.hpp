@@ -27,12 +27,15 @@ struct Measured {
   std::vector<std::pair<topology::LinkId, LinkLoad>> links;
   /// How the contention-aware network simulated it: kFlows or kChunks, with kOneGroup when
   /// one group stood for all, kPeriod when one period of its symmetry stood for the whole
-  /// (collectives::Symmetry) (0: the analytical network).
+  /// (collectives::Symmetry), kRenamed when it was another's renamed (0: the analytical network).
   std::uint8_t how = 0;
   static constexpr std::uint8_t kFlows = 1;
   static constexpr std::uint8_t kChunks = 2;
   static constexpr std::uint8_t kOneGroup = 4;
   static constexpr std::uint8_t kPeriod = 8;
+  /// Not simulated: an earlier communication's measurement, renamed (it is that one on other
+  /// chips and links; runtime/schedule_image.hpp).
+  static constexpr std::uint8_t kRenamed = 16;
 };
 
 /// A measurement as bytes, to hand between processes (exact: every number as stored).

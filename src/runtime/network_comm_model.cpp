@@ -1,11 +1,13 @@
 #include "runtime/network_comm_model.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "collectives/transfer_estimate.hpp"
+#include "runtime/schedule_image.hpp"
 #include "util/error.hpp"
 
 namespace podsim::runtime {
@@ -131,6 +133,7 @@ NetworkCommModel::ContentionCounts NetworkCommModel::contention_counts() const {
     c.chunks += (result.how & Measured::kChunks) != 0 ? 1 : 0;
     c.one_group += (result.how & Measured::kOneGroup) != 0 ? 1 : 0;
     c.periods += (result.how & Measured::kPeriod) != 0 ? 1 : 0;
+    c.renamed += (result.how & Measured::kRenamed) != 0 ? 1 : 0;
   }
   return c;
 }
@@ -442,44 +445,148 @@ NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives
   return profile_of(route_loads(all), own_time, own_bandwidth);
 }
 
-NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key) {
+NetworkCommModel::KeyLowering NetworkCommModel::lowering_of(const Key& key) {
   const auto axis = static_cast<CommAxis>(std::get<0>(key));
   const auto op = static_cast<CommOp>(std::get<1>(key));
   const std::uint64_t size = std::get<2>(key);
   const int stage = std::get<3>(key);
   const int peer = std::get<4>(key);
+  KeyLowering out;
   if (axis == CommAxis::kPp && peer >= 0) {
     // A pipeline message: every chip of stage `stage` sends to its counterpart in `peer`.
-    const auto& groups = groups_of(axis_index_[2]);
-    Result r = measure(groups, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    out.groups = groups_of(axis_index_[2]);
+    out.lower = [stage, peer, size](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
       for (const auto& mg : some) {
         schedule.add(mg.chips[static_cast<std::size_t>(stage)], mg.chips[static_cast<std::size_t>(peer)], size, {});
       }
-    });
-    r.profile.compute_units = collectives::nccl_p2p_ctas(topo_, pair_of(groups.front(), stage, peer));
-    return r;
+    };
+    out.compute_units = collectives::nccl_p2p_ctas(topo_, pair_of(out.groups.front(), stage, peer));
+    return out;
   }
   if (axis == CommAxis::kOther) {
     // The tied-embedding sum: every chip of stage `stage` with its peer in stage `peer`.
-    std::vector<collectives::Group> pairs;
-    for (const auto& mg : groups_of(axis_index_[2])) pairs.push_back(pair_of(mg, stage, peer));
+    for (const auto& mg : groups_of(axis_index_[2])) out.groups.push_back(pair_of(mg, stage, peer));
     const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kRing, size};
-    Result r = measure(pairs, [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    out.lower = [this, spec](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
       collectives::lower_collective(topo_, spec, some, 0, schedule);
-    });
-    r.profile.compute_units = collectives::resolve_collective(topo_, spec, pairs.front()).nccl_ctas;
-    return r;
+    };
+    out.compute_units = collectives::resolve_collective(topo_, spec, out.groups.front()).nccl_ctas;
+    return out;
   }
   const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
-  const std::vector<collectives::Group> groups = axis_groups(axis_index_[slot(axis)], stage);
-  Result r = measure(
-      groups,
-      [&](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
-        collectives::lower_collective(topo_, spec, some, 0, schedule);
-      },
-      collectives::period_spans_groups(topo_, spec, groups.front()));
-  r.profile.compute_units = collectives::resolve_collective(topo_, spec, groups.front()).nccl_ctas;
+  out.groups = axis_groups(axis_index_[slot(axis)], stage);
+  out.lower = [this, spec](collectives::Schedule& schedule, const std::vector<collectives::Group>& some) {
+    collectives::lower_collective(topo_, spec, some, 0, schedule);
+  };
+  out.period_together = collectives::period_spans_groups(topo_, spec, out.groups.front());
+  out.compute_units = collectives::resolve_collective(topo_, spec, out.groups.front()).nccl_ctas;
+  return out;
+}
+
+NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key, Lowered* done) {
+  if (done == nullptr) {
+    if (auto image = image_of_measured(key)) return std::move(*image);
+  }
+  KeyLowering l = lowering_of(key);
+  if (done != nullptr) {
+    // Lowered already (looking for its images): each schedule is taken once, as measure() asks.
+    l.lower = [&l, done, lower = std::move(l.lower)](collectives::Schedule& schedule,
+                                                     const std::vector<collectives::Group>& some) {
+      collectives::Schedule& kept = some.size() == l.groups.size() ? done->all : done->first;
+      if (kept.size() > 0 && schedule.size() == 0) {
+        schedule = std::move(kept);
+        kept = collectives::Schedule{};
+      } else {
+        lower(schedule, some);
+      }
+    };
+  }
+  Result r = measure(l.groups, l.lower, l.period_together);
+  r.profile.compute_units = l.compute_units;
   return r;
+}
+
+collectives::Schedule NetworkCommModel::lowered(const KeyLowering& l, bool first_alone) const {
+  collectives::Schedule schedule;
+  if (first_alone) {
+    l.lower(schedule, std::vector<collectives::Group>(l.groups.begin(), l.groups.begin() + 1));
+  } else {
+    l.lower(schedule, l.groups);
+  }
+  return schedule;
+}
+
+const NetworkCommModel::Lowered& NetworkCommModel::lowered(const Key& key, LoweredCache& cache) {
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const KeyLowering l = lowering_of(key);
+  Lowered out{l.groups.size(), l.period_together, l.compute_units, lowered(l, false), {}};
+  if (l.groups.size() > 1) out.first = lowered(l, true);
+  return cache.emplace(key, std::move(out)).first->second;
+}
+
+std::optional<NetworkCommModel::Renaming> NetworkCommModel::renaming(const Key& earlier, const Key& key,
+                                                                     LoweredCache& cache) {
+  if (net_.fidelity == network::Fidelity::kAnalytical || !stage_images_) return std::nullopt;
+  if (std::get<0>(earlier) != std::get<0>(key) || std::get<1>(earlier) != std::get<1>(key) ||
+      std::get<2>(earlier) != std::get<2>(key) || earlier == key) {
+    return std::nullopt;
+  }
+  const Lowered& a = lowered(earlier, cache);
+  const Lowered& b = lowered(key, cache);
+  if (a.groups != b.groups || a.groups == 0 || a.period_together != b.period_together) return std::nullopt;
+  const RouteOf route_of = [this](std::uint64_t hop) -> const std::vector<topology::LinkId>& { return route(hop); };
+  // What measure() may simulate: every group together, or the first alone standing for all.
+  if (a.groups > 1 && !schedule_image(topo_, a.first, b.first, route_of)) return std::nullopt;
+  auto links = schedule_image(topo_, a.all, b.all, route_of);
+  if (!links) return std::nullopt;
+  // Link classes (a stage's tier, axis and direction) one to one as well.
+  std::vector<std::uint32_t> to(class_count_, kNoClass);
+  std::vector<std::uint32_t> from(class_count_, kNoClass);
+  for (const auto& [x, y] : *links) {
+    const std::uint32_t cx = link_class_[x];
+    const std::uint32_t cy = link_class_[y];
+    if (to[cx] == kNoClass && from[cy] == kNoClass) {
+      to[cx] = cy;
+      from[cy] = cx;
+    } else if (to[cx] != cy || from[cy] != cx) {
+      return std::nullopt;
+    }
+  }
+  return Renaming{std::move(*links), std::move(to), b.compute_units};
+}
+
+NetworkCommModel::Result NetworkCommModel::renamed(const Result& earlier, const Renaming& how) {
+  Result out;
+  out.how = earlier.how | Measured::kRenamed;
+  out.profile = earlier.profile;
+  out.profile.compute_units = how.compute_units;
+  for (auto& use : out.profile.uses) use.resource = how.classes.at(use.resource);
+  std::sort(out.profile.uses.begin(), out.profile.uses.end(),
+            [](const network::ResourceUse& x, const network::ResourceUse& y) { return x.resource < y.resource; });
+  out.links.reserve(earlier.links.size());
+  for (const auto& [link, load] : earlier.links) {
+    const auto to = renamed_link(how.links, link);
+    if (!to) throw SimulationError("a renamed communication loads a link off its routes");
+    out.links.emplace_back(*to, load);
+  }
+  std::sort(out.links.begin(), out.links.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return out;
+}
+
+std::optional<NetworkCommModel::Result> NetworkCommModel::image_of_measured(const Key& key) {
+  // The measured communications of the same axis, operation and size, in key order.
+  const Key first{std::get<0>(key), std::get<1>(key), std::get<2>(key), std::numeric_limits<int>::min(),
+                  std::numeric_limits<int>::min()};
+  LoweredCache cache;
+  for (auto it = cache_.lower_bound(first); it != cache_.end(); ++it) {
+    if (std::get<0>(it->first) != std::get<0>(key) || std::get<1>(it->first) != std::get<1>(key) ||
+        std::get<2>(it->first) != std::get<2>(key)) {
+      break;
+    }
+    if (const auto how = renaming(it->first, key, cache)) return renamed(it->second, *how);
+  }
+  return std::nullopt;
 }
 
 bool NetworkCommModel::images_of_stage_zero(CommAxis axis, const collectives::CollectiveSpec& spec, int stage) {
@@ -579,6 +686,36 @@ void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
       keys.push_back(*key);
     }
   }
+  // One that is an earlier one on other chips and links (a pipeline's stages on a torus) is
+  // not simulated: it takes that one's measurement, renamed. Decided from the lowerings alone,
+  // so every process decides alike.
+  std::vector<Key> simulate;
+  std::vector<std::tuple<Key, Key, Renaming>> images;  // (key, earlier, how)
+  LoweredCache lowerings;
+  for (const Key& key : keys) {
+    std::optional<std::pair<Key, Renaming>> image;
+    const auto alike = [&](const Key& k) {
+      return std::get<0>(k) == std::get<0>(key) && std::get<1>(k) == std::get<1>(key) && std::get<2>(k) == std::get<2>(key);
+    };
+    for (const auto& [earlier, result] : cache_) {
+      if (!alike(earlier)) continue;
+      if (auto how = renaming(earlier, key, lowerings)) {
+        image.emplace(earlier, std::move(*how));
+        break;
+      }
+    }
+    for (std::size_t i = 0; !image && i < simulate.size(); ++i) {
+      if (!alike(simulate[i])) continue;
+      if (auto how = renaming(simulate[i], key, lowerings)) image.emplace(simulate[i], std::move(*how));
+    }
+    if (image) {
+      images.emplace_back(key, image->first, std::move(image->second));
+      lowerings.erase(key);  // an image is never compared with again
+    } else {
+      simulate.push_back(key);
+    }
+  }
+  keys = std::move(simulate);
   // What each costs to simulate, for dealing them out, in transfers: a message per pipeline,
   // or about a group's size of them from each chip of the stage.
   const double chips_in_stage = static_cast<double>(topo_.chips()) / group_size(CommAxis::kPp);
@@ -588,10 +725,17 @@ void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
     const bool pairs = axis == CommAxis::kOther || (axis == CommAxis::kPp && std::get<4>(key) >= 0);
     costs.push_back(pairs ? 2 * chips_in_stage : chips_in_stage * group_size(axis));
   }
-  const auto results = executor_.share(costs, [&](std::size_t i) { return to_bytes(measure_key(keys[i])); });
+  const auto results = executor_.share(costs, [&](std::size_t i) {
+    const auto it = lowerings.find(keys[i]);
+    return to_bytes(measure_key(keys[i], it != lowerings.end() ? &it->second : nullptr));
+  });
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto it = cache_.emplace(keys[i], Result{measured_from_bytes(results[i]), 0}).first;
     if (memo_ != nullptr) memo_->add(memo_context_, keys[i], it->second);
+  }
+  for (const auto& [key, earlier, how] : images) {
+    const auto it = cache_.emplace(key, renamed(cache_.at(earlier), how)).first;
+    if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
   }
 }
 

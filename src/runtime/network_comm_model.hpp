@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "network/network_model.hpp"
 #include "runtime/comm_memo.hpp"
 #include "runtime/comm_model.hpp"
+#include "runtime/schedule_image.hpp"
 #include "topology/device_mesh.hpp"
 
 namespace podsim::runtime {
@@ -89,11 +91,18 @@ class NetworkCommModel final : public CommModel {
     /// Communications simulated as one period of their symmetry (a torus's first lines, a
     /// multislice's first two slices, a ring of two; docs/collectives.md).
     std::size_t periods = 0;
+    /// Communications not simulated: an earlier one's measurement renamed, being it on other
+    /// chips and links (a pipeline stage's collective, another stage's on a torus).
+    std::size_t renamed = 0;
   };
   ContentionCounts contention_counts() const;
   /// Forgets how often each communication occurred (the step is run again); keeps what was
   /// measured.
   void reset_uses();
+  /// Whether a communication that is an earlier one on other chips and links (a pipeline's
+  /// stages on a torus; runtime/schedule_image.hpp) takes that one's measurement, renamed,
+  /// instead of being simulated (default true; tests compare both).
+  void measure_stage_images(bool on) { stage_images_ = on; }
   /// Takes measurements from `memo` and leaves its own there; `context` (CommMemo::context)
   /// must describe this model's topology, network settings and mesh.
   void share_measurements(CommMemo& memo, std::uint32_t context) {
@@ -151,9 +160,50 @@ class NetworkCommModel final : public CommModel {
                             int peer) const;
   /// The key of a pipeline message as send() asks for it.
   static Key send_key(int from, int to, double bytes);
-  /// Lowers and measures communication `key`: a collective of its axis's groups in its stage,
-  /// a tied-embedding sum (kOther, stages lo and hi) or a pipeline message (kPp, from, to).
-  Result measure_key(const Key& key);
+  /// How communication `key` is lowered: on which groups, by what, and what measure() needs.
+  struct KeyLowering {
+    std::vector<collectives::Group> groups;
+    std::function<void(collectives::Schedule&, const std::vector<collectives::Group>&)> lower;
+    bool period_together = false;  ///< collectives::period_spans_groups
+    int compute_units = 0;         ///< CommProfile::compute_units
+  };
+  /// A collective of its axis's groups in its stage, a tied-embedding sum (kOther, stages lo
+  /// and hi) or a pipeline message (kPp, from, to).
+  KeyLowering lowering_of(const Key& key);
+  /// `l` lowered on every group, or on the first alone.
+  collectives::Schedule lowered(const KeyLowering& l, bool first_alone) const;
+  /// A communication lowered on every group and on the first alone, kept while its images are
+  /// looked for.
+  struct Lowered {
+    std::size_t groups = 0;
+    bool period_together = false;
+    int compute_units = 0;
+    collectives::Schedule all;
+    collectives::Schedule first;
+  };
+  using LoweredCache = std::map<Key, Lowered>;
+  /// Measures communication `key`: an earlier one's measurement renamed where it is that one
+  /// on other chips (image_of_measured), else lowered and simulated. `done`: its lowerings,
+  /// made already (and known to be no image), which the simulation takes.
+  Result measure_key(const Key& key, Lowered* done = nullptr);
+  /// How communication `key` is communication `earlier` renamed (schedule_image): the links
+  /// of its routes, its link classes, and its own compute units.
+  struct Renaming {
+    LinkRenaming links;
+    std::vector<std::uint32_t> classes;  ///< per class of `earlier`: the class it becomes (kNoClass: none)
+    int compute_units = 0;
+  };
+  static constexpr std::uint32_t kNoClass = 0xFFFF'FFFFu;
+  const Lowered& lowered(const Key& key, LoweredCache& cache);
+  /// Whether `key` is `earlier` (same axis, operation and size) on other chips and links: both
+  /// lowered on every group and on their first alone, whichever measure() would simulate.
+  /// Never on the analytical network (cheap to measure) or with stage images turned off.
+  std::optional<Renaming> renaming(const Key& earlier, const Key& key, LoweredCache& cache);
+  /// `earlier`'s measurement as `key`'s: its links and classes renamed, sorted as measuring
+  /// `key` would have left them.
+  static Result renamed(const Result& earlier, const Renaming& how);
+  /// The measurement of a communication already measured that `key` is an image of.
+  std::optional<Result> image_of_measured(const Key& key);
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,
@@ -200,6 +250,7 @@ class NetworkCommModel final : public CommModel {
   collectives::ScheduleExecutor& executor_;
   std::map<Key, Result> cache_;
   CommMemo* memo_ = nullptr;
+  bool stage_images_ = true;
   std::uint32_t memo_context_ = 0;
   std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;

@@ -338,7 +338,7 @@ PATH_COLUMNS = [("stage", "int", "1"), ("category", "text", ""), ("operation", "
                 ("end_s", "real", "s"), ("duration_s", "real", "s")]
 # /summary of a contention-aware run ends with how its communications were simulated.
 CONTENTION_COLUMNS = [("comms_as_flows", "int", "1"), ("comms_as_chunks", "int", "1"),
-                      ("comms_on_one_group", "int", "1")]
+                      ("comms_on_one_group", "int", "1"), ("comms_renamed", "int", "1")]
 STEP_TABLES = {"summary": SUMMARY_COLUMNS, "breakdown": BREAKDOWN_COLUMNS, "memory": MEMORY_COLUMNS,
                "links": LINK_COLUMNS, "critical_path": PATH_COLUMNS}
 TIERS = {"ici", "node-switch", "scale-out", "dcn"}
@@ -393,7 +393,7 @@ def read_step_file(path, c):
                 attrs[key] = as_text(attrs[key])
         tables = {}
         for name, cols in STEP_TABLES.items():
-            if name == "summary" and name in f and (f[name].dtype.names or ())[-1:] == ("comms_on_one_group",):
+            if name == "summary" and name in f and (f[name].dtype.names or ())[-1:] == ("comms_renamed",):
                 cols = cols + CONTENTION_COLUMNS
             tables[name] = check_table(f, name, cols, c)
     return attrs, tables
@@ -552,10 +552,11 @@ def check_step_file(path, scenario, c, expect_fits=True, expect_tier=None):
     counts = [n for n, _, _ in CONTENTION_COLUMNS]
     if as_text(s["network"]) == "contention":
         if c.check(all(n in s.dtype.names for n in counts), f"a contention run's /summary lacks {counts}"):
-            flows, chunks, one = (int(s[n]) for n in counts)
+            flows, chunks, one, renamed = (int(s[n]) for n in counts)
             c.check(flows >= 0 and chunks >= 0 and flows + chunks >= 1,
                     f"comms_as_flows {flows}, comms_as_chunks {chunks}: a step simulates something")
             c.check(0 <= one <= flows + chunks, f"comms_on_one_group {one} of {flows + chunks}")
+            c.check(0 <= renamed < flows + chunks, f"comms_renamed {renamed} of {flows + chunks}: one at least is simulated")
     else:
         c.check(not any(n in s.dtype.names for n in counts), f"an analytical run's /summary has {counts}")
     c.check(as_text(s["schedule"]) in ("gpipe", "1f1b", "interleaved"), f"schedule {as_text(s['schedule'])!r}")
