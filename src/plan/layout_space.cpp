@@ -112,6 +112,9 @@ std::string describe(const Layout& l) {
     out.append(*l.tp_overlap == parallelism::TpOverlap::kCollectiveMatmul ? " · collective matmul" : " · TP blocking");
   }
   if (!l.tp_axes.empty()) out.append(" · tp on ").append(tp_axes_text(l));
+  if (l.param_gather) {
+    out.append(*l.param_gather ? " · weights gathered in the forward" : " · weights gathered at the step's end");
+  }
   return out;
 }
 
@@ -193,6 +196,19 @@ std::optional<Layout> other_tp_overlap(const runtime::Scenario& base, const Layo
   return other;
 }
 
+bool param_gather_of(const runtime::Scenario& base, const Layout& l) {
+  return l.param_gather.value_or(base.training.overlap.param_gather);
+}
+
+std::optional<Layout> other_param_gather(const runtime::Scenario& base, const Layout& l) {
+  if ((l.zero != 1 && l.zero != 2) || !workload::stack_profile(base.training.stack).param_gather_overlap) {
+    return std::nullopt;
+  }
+  Layout other = l;
+  other.param_gather = !base.training.overlap.param_gather;
+  return other;
+}
+
 int zero_state_group(const Layout& l) {
   parallelism::ParallelSpec p;
   p.dp = l.dp;
@@ -215,6 +231,7 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.training.recompute = l.recompute;
   if (l.tp_overlap) s.training.overlap.tp = *l.tp_overlap;
   if (!l.tp_axes.empty()) s.parallel.mesh["tp"] = l.tp_axes;
+  if (l.param_gather) s.training.overlap.param_gather = *l.param_gather;
   return s;
 }
 
@@ -233,6 +250,7 @@ std::vector<std::string> layout_settings(const Layout& l) {
           set("training.recompute", parallelism::recompute_name(l.recompute))};
   if (l.tp_overlap) out.push_back(set("training.overlap.tp", parallelism::tp_overlap_name(*l.tp_overlap)));
   if (!l.tp_axes.empty()) out.push_back(set("parallelism.mesh.tp", "[" + tp_axes_text(l, ", ") + "]"));
+  if (l.param_gather) out.push_back(set("training.overlap.param_gather", *l.param_gather ? "true" : "false"));
   return out;
 }
 

@@ -33,13 +33,17 @@ struct Layout {
   /// Physical axes tensor parallelism takes first (parallelism.mesh.tp) where the planner tried
   /// another placement than podsim's (a variant, run_plan); empty: the base's placement.
   std::vector<std::string> tp_axes;
+  /// ZeRO-1/2's weight gather (training.overlap.param_gather) where the planner tried the other
+  /// setting than the base scenario's (a variant, run_plan); unset: the base's.
+  std::optional<bool> param_gather;
 };
 
 /// "no pipeline", "1F1B", "interleaved 1F1B v4".
 std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
 /// sharding: "ZeRO-3 in groups of 256"; a tried TP overlap: "· collective matmul" or "· TP blocking";
-/// a tried placement: "· tp on z".
+/// a tried placement: "· tp on z"; a tried weight gather: "· weights gathered in the forward" or
+/// "· at the step's end".
 std::string describe(const Layout& l);
 /// The replicas `l`'s ZeRO state is divided among (parallelism::zero_state_group).
 int zero_state_group(const Layout& l);
@@ -49,6 +53,11 @@ std::string tp_axes_text(const Layout& l, const char* separator = " ");
 runtime::Scenario apply(const runtime::Scenario& base, const Layout& l);
 /// The TP overlap `l` runs with on `base`: its own, else the base scenario's.
 parallelism::TpOverlap tp_overlap_of(const runtime::Scenario& base, const Layout& l);
+/// Whether `l` gathers ZeRO-1/2's updated weights in the next forward (its own, else the base's).
+bool param_gather_of(const runtime::Scenario& base, const Layout& l);
+/// `l` with the other weight gather, when `l` shards its optimizer (ZeRO-1 or 2) and the base
+/// scenario's stack can gather in the forward (workload::StackProfile::param_gather_overlap).
+std::optional<Layout> other_param_gather(const runtime::Scenario& base, const Layout& l);
 /// `l` with the other TP overlap, when the base scenario's stack can run both and `l` has
 /// tensor parallelism to overlap (collective matmul: workload::StackProfile::collective_matmul).
 std::optional<Layout> other_tp_overlap(const runtime::Scenario& base, const Layout& l);

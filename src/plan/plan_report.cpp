@@ -139,9 +139,11 @@ const char* tp_comm_text(const runtime::Scenario& base, const Layout& l) {
 }
 
 /// The ZeRO stage, and under hybrid sharding the group it shards over: "3", "3 in 256".
-std::string zero_text(const Layout& l) {
+/// "1", "3 in 256"; "1 fwd" where ZeRO-1/2's updated weights are gathered in the next forward.
+std::string zero_text(const runtime::Scenario& base, const Layout& l) {
   const int group = zero_state_group(l);
-  return std::to_string(l.zero) + (l.zero >= 1 && group < l.dp ? " in " + std::to_string(group) : "");
+  return std::to_string(l.zero) + (l.zero >= 1 && group < l.dp ? " in " + std::to_string(group) : "") +
+         ((l.zero == 1 || l.zero == 2) && param_gather_of(base, l) ? " fwd" : "");
 }
 
 
@@ -215,7 +217,7 @@ std::string what_differs(const runtime::Scenario& base, const PlanResult& r, std
   for (std::size_t i = 0; i < n; ++i) {
     const Layout& l = r.candidates[r.ranking[i]].layout;
     const std::string values[] = {std::to_string(l.dp), std::to_string(l.tp), std::to_string(l.pp), schedule_text(l),
-                                  std::to_string(l.micro_batch), zero_text(l), on_off(l.sequence_parallel),
+                                  std::to_string(l.micro_batch), zero_text(base, l), on_off(l.sequence_parallel),
                                   parallelism::recompute_name(l.recompute), tp_comm_text(base, l),
                                   tp_placement(topo, base, l)};
     for (std::size_t k = 0; k < knobs.size(); ++k) knobs[k].second.insert(values[k]);
@@ -268,6 +270,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     for (std::size_t col : {8U, 11U, 12U, 13U, 14U, 15U}) t.set_align(col, output::Align::kLeft);
     const topology::Topology topo(b.topology);
     bool hybrid = false;
+    bool weights_in_forward = false;
     for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
       const std::size_t k = r.ranking[i];
       const Layout& l = r.candidates[k].layout;
@@ -276,14 +279,19 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                  fixed(r.analytical[k]->step_s, 3),
                  fixed(100 * o.mfu, 1), gib(o.memory_bytes) + "/" + gib(o.capacity_bytes), std::to_string(l.dp),
                  std::to_string(l.tp), std::to_string(l.pp), schedule_text(l), std::to_string(l.micro_batch),
-                 zero_text(l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
+                 zero_text(b, l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
                  tp_comm_text(b, l), l.tp > 1 ? tp_placement(topo, b, l) : "-", o.dominant_overhead()});
-      hybrid = hybrid || zero_state_group(l) < l.dp;
+      hybrid = hybrid || (l.zero >= 1 && zero_state_group(l) < l.dp);
+      weights_in_forward = weights_in_forward || ((l.zero == 1 || l.zero == 2) && param_gather_of(b, l));
     }
     out += t.render();
     out += "(step time per training step; ranked by the contention-aware network where simulated on it, then by the "
            "analytical one; MFU, memory and overhead from the same simulation)\n";
     out += tie_text(q, r) + "\n";
+    if (weights_in_forward) {
+      out += "(ZeRO \"1 fwd\", \"2 fwd\": the updated weights gathered layer by layer during the next step's forward, "
+             "training.overlap.param_gather: Megatron-Core's --overlap-param-gather)\n";
+    }
     if (hybrid) {
       out += "(ZeRO \"3 in 256\": hybrid sharding, the ZeRO state sharded over groups of 256 replicas inside a slice or "
              "node, the groups' copies all-reducing across them)\n";
@@ -354,6 +362,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("tp_overlap", parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
     j.member("tp_axes", tp_axes_text(l));
     j.member("tp_placement", tp_placement(topo, q.base, l));
+    j.member("param_gather", param_gather_of(q.base, l));
     j.member("network", network_of(r, k));
     j.member("step_time_s", o.step_s);
     j.member("analytical_step_time_s", r.analytical[k]->step_s);
@@ -399,6 +408,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   t.add_text("recompute");
   t.add_text("tp_overlap");
   t.add_text("tp_axes");
+  t.add_int("param_gather", "1");
   t.add_text("verdict");
   t.add_text("reason");
   t.add_text("network");
@@ -434,6 +444,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.texts("recompute").push_back(parallelism::recompute_name(l.recompute));
     t.texts("tp_overlap").push_back(parallelism::tp_overlap_name(tp_overlap_of(q.base, l)));
     t.texts("tp_axes").push_back(tp_axes_text(l));
+    t.ints("param_gather").push_back(param_gather_of(q.base, l) ? 1 : 0);
     t.texts("verdict").push_back(verdict_name(c.verdict));
     t.texts("reason").push_back(c.reason);
     const bool ran = r.analytical[k].has_value();

@@ -68,18 +68,29 @@ double check_cost(const std::vector<Candidate>& candidates, const std::vector<st
                    (options.exhaustive ? "more processes (mpirun), no --exhaustive," : "a smaller --top,") + " or pass --force");
 }
 
-/// Appends, for each layout to simulate with tensor parallelism, its variants: the other TP
-/// overlap where the stack can run both, and tp placed on other physical axes (one knob at a
-/// time). They are layouts of their own, searched like the others.
+/// Appends, for each layout to simulate, its variants: with tensor parallelism the other TP
+/// overlap where the stack can run both; with ZeRO-1/2 the other weight gather where the stack
+/// can gather in the forward; each of those and both together (what a run tunes, it tunes
+/// together); and, one at a time, tp placed on other physical axes. They are layouts of their
+/// own, searched like the others.
 void add_variants(std::vector<Candidate>& candidates, const topology::Topology& topo, const runtime::Scenario& base) {
   const std::size_t enumerated = candidates.size();
   for (std::size_t i = 0; i < enumerated; ++i) {
-    if (candidates[i].verdict != Verdict::kSimulate || candidates[i].layout.tp < 2) continue;
-    std::vector<Layout> tries = other_tp_placements(topo, base, candidates[i].layout);
-    if (auto other = other_tp_overlap(base, candidates[i].layout)) tries.insert(tries.begin(), *other);
-    for (Layout& l : tries) {
+    if (candidates[i].verdict != Verdict::kSimulate) continue;
+    const Layout l = candidates[i].layout;  // a copy: the candidates grow below
+    std::vector<Layout> tries;
+    const std::optional<Layout> overlap = other_tp_overlap(base, l);
+    if (overlap) tries.push_back(*overlap);
+    if (auto gather = other_param_gather(base, l)) {
+      tries.push_back(*gather);
+      if (overlap) tries.push_back(*other_param_gather(base, *overlap));
+    }
+    if (l.tp >= 2) {
+      for (Layout& placed : other_tp_placements(topo, base, l)) tries.push_back(std::move(placed));
+    }
+    for (Layout& variant : tries) {
       Candidate v = candidates[i];
-      v.layout = std::move(l);
+      v.layout = std::move(variant);
       candidates.push_back(std::move(v));
     }
   }
@@ -90,13 +101,14 @@ void add_variants(std::vector<Candidate>& candidates, const topology::Topology& 
 /// depends on the ZeRO stage and group.
 void set_compute_bounds(std::vector<Candidate>& candidates, const runtime::Scenario& base) {
   using Key = std::tuple<int, int, int, parallelism::PipelineSchedule, int, int, parallelism::Recompute, bool,
-                         parallelism::TpOverlap, int, int>;
+                         parallelism::TpOverlap, int, int, bool>;
   std::map<Key, double> known;
   for (Candidate& c : candidates) {
     if (c.verdict != Verdict::kSimulate) continue;
     const Layout& l = c.layout;
     const Key key{l.dp,          l.tp,        l.pp,   l.schedule,         l.virtual_stages,      l.micro_batch,
-                  l.recompute,   l.sequence_parallel, tp_overlap_of(base, l), l.zero, zero_state_group(l)};
+                  l.recompute,   l.sequence_parallel, tp_overlap_of(base, l), l.zero, zero_state_group(l),
+                  param_gather_of(base, l)};
     auto [at, fresh] = known.try_emplace(key, 0.0);
     if (fresh) {
       const runtime::Scenario s = apply(base, l);

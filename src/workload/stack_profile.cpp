@@ -20,6 +20,12 @@
 //   (--xla_tpu_enable_windowed_einsum_for_all_gather / _for_reduce_scatter, which MaxText's
 //   scripts pass in LIBTPU_INIT_ARGS). Composer's FSDP (pytorch-fsdp) has no tensor parallelism
 //   to overlap.
+// - megatron-core alone gathers ZeRO-1's updated weights during the next forward, layer by
+//   layer, when asked: --overlap-param-gather (megatron/training/arguments.py; the
+//   DistributedDataParallelConfig field overlap_param_gather, default False, which needs
+//   use_distributed_optimizer). Megatron-LM of 2021 had no distributed optimizer; DeepSpeed
+//   gathers ZeRO-1/2's partitions at the end of its optimizer step; FSDP, FSDP2 and XLA shard
+//   parameters as ZeRO-3 (or not at all), whose gathers are their own (overlap.fsdp_prefetch).
 // - pytorch-fsdp: llm-foundry's default loss_fn fused_crossentropy (flash-attention's xentropy,
 //   one kernel each way: LossKernel::kFused); attention as the model config says (MPT's
 //   attn_impl), so no default flash; eager.
@@ -39,9 +45,10 @@ namespace {
 constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "deepspeed",
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
 
-StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul) {
+StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul,
+                 bool param_gather_overlap = false) {
   return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
-                      collective_matmul};
+                      collective_matmul, param_gather_overlap};
 }
 
 }  // namespace
@@ -66,11 +73,11 @@ std::optional<Stack> stack_named(std::string_view word) {
 const StackProfile& stack_profile(Stack s) {
   static const std::array<StackProfile, 6> kProfiles{
       gpu(false, LossKernel::kMegatron, false, false),  // megatron-lm
-      gpu(true, LossKernel::kMegatron, false, true),    // megatron-core
+      gpu(true, LossKernel::kMegatron, false, true, true),  // megatron-core
       gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
       gpu(false, LossKernel::kFused, true, false),      // pytorch-fsdp
       gpu(true, LossKernel::kPyTorch, true, true),      // torchtitan
-      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true},  // maxtext
+      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true, false},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];
 }

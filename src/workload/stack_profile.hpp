@@ -42,6 +42,10 @@ struct StackProfile {
   /// collective-matmul): Megatron-Core's --tp-comm-overlap, torchtitan's async TP, XLA's
   /// windowed einsum. Whether it is on by default is the family's (parallelism::default_overlap).
   bool collective_matmul = true;
+  /// Can gather ZeRO-1/2's updated weights during the next step's forward instead of at the
+  /// step's end (training.overlap.param_gather): Megatron-Core's distributed optimizer with
+  /// --overlap-param-gather. Off by default there as here; the planner searches both.
+  bool param_gather_overlap = false;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

@@ -464,6 +464,65 @@ TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
   expect_search_matches_exhaustive(composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2"}));
 }
 
+/// GPT 1.7B on two DGX A100 nodes under Megatron-Core, which can gather ZeRO-1's updated
+/// weights in the next forward (--overlap-param-gather) and overlap TP with its matmuls.
+runtime::Scenario megatron_core_base() {
+  return composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2", "training.stack=megatron-core"});
+}
+
+TEST(Plan, ZeroOneAndTwoLayoutsAlsoGatherTheirWeightsInTheForwardWhereTheStackCan) {
+  const partition::Communicator alone(0, 1);
+  PlanOptions options;
+  options.contention_top = 0;
+  options.progress = false;
+  const runtime::Scenario base = megatron_core_base();
+  ASSERT_FALSE(base.training.overlap.param_gather);  // off by default, as in Megatron-Core
+  const PlanResult r = run_plan(base, options, alone);
+  std::set<std::string> layouts;
+  for (const Candidate& c : r.candidates) layouts.insert(describe(c.layout));
+  std::size_t twins = 0;
+  for (const Candidate& c : r.candidates) {
+    const Layout& l = c.layout;
+    if (l.param_gather || l.tp_overlap || !l.tp_axes.empty()) continue;
+    if (c.verdict != Verdict::kSimulate && c.verdict != Verdict::kPruned) continue;
+    Layout forward = l;
+    forward.param_gather = true;
+    EXPECT_EQ(layouts.count(describe(forward)), l.zero == 1 || l.zero == 2 ? 1U : 0U) << describe(l);
+    // Both knobs together, as a tuned run sets them.
+    Layout both = forward;
+    both.tp_overlap = parallelism::TpOverlap::kCollectiveMatmul;
+    EXPECT_EQ(layouts.count(describe(both)), l.tp > 1 && (l.zero == 1 || l.zero == 2) ? 1U : 0U) << describe(l);
+    twins += layouts.count(describe(forward));
+  }
+  EXPECT_GE(twins, 10U);
+  // The gather hidden in the forward is what the best ZeRO-1/2 layout runs: at the step's end
+  // it is exposed whole.
+  bool ranked = false;
+  for (const std::size_t k : r.ranking) {
+    const Layout& l = r.candidates[k].layout;
+    if (l.zero != 1 && l.zero != 2) continue;
+    ranked = true;
+    EXPECT_TRUE(param_gather_of(base, l)) << describe(l);
+    const std::vector<std::string> set = layout_settings(l);
+    EXPECT_NE(std::find(set.begin(), set.end(), "training.overlap.param_gather=true"), set.end());
+    break;
+  }
+  EXPECT_TRUE(ranked);
+  // Stacks that gather at the step's end (Megatron-LM of 2021, DeepSpeed) are not given it.
+  for (const workload::Stack stack : {workload::Stack::kMegatronLm, workload::Stack::kDeepSpeed}) {
+    runtime::Scenario other = base;
+    other.training.stack = stack;
+    other.training.overlap.tp = parallelism::TpOverlap::kNone;
+    for (const Candidate& c : run_plan(other, options, alone).candidates) {
+      EXPECT_FALSE(c.layout.param_gather.has_value()) << describe(c.layout);
+    }
+  }
+}
+
+TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksWithEveryOverlapKnobOfMegatronCore) {
+  expect_search_matches_exhaustive(megatron_core_base());
+}
+
 TEST(LayoutSpace, TensorParallelismIsTriedOnTheOtherFastAxesOnceEach) {
   // GPT-3 175B on the 8x8x16 twisted v4 torus: podsim places tp 16 as x y[2] (an 8-ring and a
   // piece of another); a closed 16-ring along z is the placement to try, and x and y, alike in
