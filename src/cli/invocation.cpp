@@ -34,6 +34,29 @@ void report_parallel_stats(const partition::ParallelStats& stats, const Invocati
   std::fputs(line, stderr);
 }
 
+void note_idle_processes(const partition::ParallelStats& stats, std::size_t communications,
+                         const Invocation& invocation) {
+  if (invocation.world == nullptr || invocation.world->size() < 2 || !invocation.prints()) return;
+  const int processes = invocation.world->size();
+  // What a step can share: its distinct contention-aware simulations (dealt out whole) and
+  // the large ones split by chips. Anything else every process runs whole.
+  const std::uint64_t pieces = stats.shared + stats.runs;
+  if (pieces == 0) {
+    std::fprintf(stderr,
+                 "podsim: note: %d processes, but this step had nothing to share out (%s): every process ran it "
+                 "whole, so one process is as fast (docs/parallel.md)\n",
+                 processes,
+                 communications == 0 ? "the analytical network measures each collective in a moment"
+                                     : "its simulations were remembered or too small to split");
+  } else if (stats.runs == 0 && stats.shared < static_cast<std::uint64_t>(processes)) {
+    std::fprintf(stderr,
+                 "podsim: note: %d processes for %llu simulation(s) to share out: %llu process(es) had none "
+                 "(docs/parallel.md)\n",
+                 processes, static_cast<unsigned long long>(stats.shared),
+                 static_cast<unsigned long long>(static_cast<std::uint64_t>(processes) - stats.shared));
+  }
+}
+
 std::unique_ptr<output::OutputClaim> claim_output(const std::string& output_file,
                                                   const std::vector<config::InputRecord>& inputs,
                                                   const Invocation& invocation) {

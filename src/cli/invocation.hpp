@@ -24,6 +24,11 @@ struct Invocation {
 /// With --stats: one line on stderr about the partitioned simulations of the command
 /// (processes, runs, windows per simulated second, remote events), from process 0.
 void report_parallel_stats(const partition::ParallelStats& stats, const Invocation& invocation);
+/// On several processes, says on stderr (process 0) when a step gave some of them nothing to
+/// do: nothing shared out (`communications`: the contention-aware measurements it made), or
+/// fewer simulations than processes.
+void note_idle_processes(const partition::ParallelStats& stats, std::size_t communications,
+                         const Invocation& invocation);
 
 /// Claims `output_file` (OutputClaim: not an input, a regular or new file, not being
 /// written by another podsim) on the process that writes; nullptr when there is no output

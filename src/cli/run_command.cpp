@@ -53,6 +53,7 @@ void run_scenario(const RunOptions& options, const Invocation& invocation) {
       throw InputError(loaded.where(e.key()) + ": " + e.key() + ": " + e.what());
     }
   }();
+  note_idle_processes(executor.stats(), report.contention.flows + report.contention.chunks, invocation);
   if (options.stats) {
     report_parallel_stats(executor.stats(), invocation);
     if (invocation.prints()) {
