@@ -44,6 +44,21 @@ bool fits(const runtime::Scenario& s) {
   return !memory::does_not_fit(memory::stage_memory(s.model, s.chip, s.parallel, s.training));
 }
 
+/// Options of a plan run in a test: no progress line, `contention_top` confirmed.
+PlanOptions quiet(std::size_t contention_top) {
+  PlanOptions options;
+  options.contention_top = contention_top;
+  options.progress = false;
+  return options;
+}
+
+/// describe() of every layout `r` enumerated (its variants included).
+std::set<std::string> descriptions(const PlanResult& r) {
+  std::set<std::string> out;
+  for (const Candidate& c : r.candidates) out.insert(describe(c.layout));
+  return out;
+}
+
 TEST(LayoutSpace, EveryFactorizationAppearsAndSimulatedLayoutsRunAndFit) {
   const runtime::Scenario base = small_base();
   const auto candidates = enumerate_layouts(base, SpaceOptions{});
@@ -320,12 +335,9 @@ TEST(Plan, EveryLayoutWithTensorParallelismAlsoRunsWithTheOtherTpOverlapWhereThe
   // layout with tp > 1 is also a layout with TP blocking, searched like any other.
   runtime::Scenario base = small_base();
   const partition::Communicator alone(0, 1);
-  PlanOptions options;
-  options.contention_top = 3;
-  options.progress = false;
+  const PlanOptions options = quiet(3);
   const PlanResult r = run_plan(base, options, alone);
-  std::set<std::string> layouts;
-  for (const Candidate& c : r.candidates) layouts.insert(describe(c.layout));
+  const std::set<std::string> layouts = descriptions(r);
   std::size_t twins = 0;
   for (const Candidate& c : r.candidates) {
     const Layout& l = c.layout;
@@ -472,14 +484,11 @@ runtime::Scenario megatron_core_base() {
 
 TEST(Plan, ZeroOneAndTwoLayoutsAlsoGatherTheirWeightsInTheForwardWhereTheStackCan) {
   const partition::Communicator alone(0, 1);
-  PlanOptions options;
-  options.contention_top = 0;
-  options.progress = false;
+  const PlanOptions options = quiet(0);
   const runtime::Scenario base = megatron_core_base();
   ASSERT_FALSE(base.training.overlap.param_gather);  // off by default, as in Megatron-Core
   const PlanResult r = run_plan(base, options, alone);
-  std::set<std::string> layouts;
-  for (const Candidate& c : r.candidates) layouts.insert(describe(c.layout));
+  const std::set<std::string> layouts = descriptions(r);
   std::size_t twins = 0;
   for (const Candidate& c : r.candidates) {
     const Layout& l = c.layout;
