@@ -1,6 +1,7 @@
 #include "runtime/network_comm_model.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <set>
 
@@ -686,57 +687,95 @@ void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
       keys.push_back(*key);
     }
   }
-  // One that is an earlier one on other chips and links (a pipeline's stages on a torus) is
-  // not simulated: it takes that one's measurement, renamed. Decided from the lowerings alone,
-  // so every process decides alike.
-  std::vector<Key> simulate;
-  std::vector<std::tuple<Key, Key, Renaming>> images;  // (key, earlier, how)
-  LoweredCache lowerings;
+  // Families: the communications of one axis, operation and size, in the order the step asks
+  // for them. Within one, a communication that is an earlier one (or one measured before) on
+  // other chips and links — a pipeline's stages on a torus — takes that one's measurement
+  // renamed instead of being simulated. A family is one piece of work, dealt out whole: the
+  // process that takes it both proves its images and simulates the rest, and every process
+  // would decide alike.
+  std::vector<std::vector<Key>> families;
+  std::map<std::tuple<int, int, std::uint64_t>, std::size_t> family_of;
   for (const Key& key : keys) {
-    std::optional<std::pair<Key, Renaming>> image;
-    const auto alike = [&](const Key& k) {
-      return std::get<0>(k) == std::get<0>(key) && std::get<1>(k) == std::get<1>(key) && std::get<2>(k) == std::get<2>(key);
-    };
+    const auto [it, fresh] =
+        family_of.try_emplace({std::get<0>(key), std::get<1>(key), std::get<2>(key)}, families.size());
+    if (fresh) families.emplace_back();
+    families[it->second].push_back(key);
+  }
+  // What each costs, for dealing them out, in transfers: a message per pipeline, or about a
+  // group's size of them from each chip of the stage; the rest of a family mostly images,
+  // proved by lowering them (a quarter of simulating, about).
+  const double chips_in_stage = static_cast<double>(topo_.chips()) / group_size(CommAxis::kPp);
+  std::vector<double> costs;
+  for (const auto& family : families) {
+    const auto axis = static_cast<CommAxis>(std::get<0>(family.front()));
+    const bool pairs = axis == CommAxis::kOther || (axis == CommAxis::kPp && std::get<4>(family.front()) >= 0);
+    const double one = pairs ? 2 * chips_in_stage : chips_in_stage * group_size(axis);
+    costs.push_back(one * (1 + 0.25 * static_cast<double>(family.size() - 1)));
+  }
+  const auto results = executor_.share(costs, [&](std::size_t f) { return measure_family(families[f]); });
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    ByteCursor cursor{results[f]};
+    for (const Key& key : families[f]) {
+      const auto it = cache_.emplace(key, Result{measured_from_bytes(cursor.next()), 0}).first;
+      if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
+    }
+  }
+}
+
+std::vector<char> NetworkCommModel::measure_family(const std::vector<Key>& family) {
+  // First which are images of which (comparing lowerings), then the rest simulated (taking
+  // their lowerings), then the images renamed.
+  LoweredCache lowerings;
+  std::vector<std::optional<Renaming>> how(family.size());
+  std::vector<const Result*> from(family.size(), nullptr);   // a measurement made before
+  std::vector<std::size_t> rep(family.size());               // or one of the family's
+  std::vector<std::size_t> simulated;
+  for (std::size_t j = 0; j < family.size(); ++j) {
+    const Key& key = family[j];
     for (const auto& [earlier, result] : cache_) {
-      if (!alike(earlier)) continue;
-      if (auto how = renaming(earlier, key, lowerings)) {
-        image.emplace(earlier, std::move(*how));
+      if (std::get<0>(earlier) != std::get<0>(key) || std::get<1>(earlier) != std::get<1>(key) ||
+          std::get<2>(earlier) != std::get<2>(key)) {
+        continue;
+      }
+      if ((how[j] = renaming(earlier, key, lowerings))) {
+        from[j] = &result;
         break;
       }
     }
-    for (std::size_t i = 0; !image && i < simulate.size(); ++i) {
-      if (!alike(simulate[i])) continue;
-      if (auto how = renaming(simulate[i], key, lowerings)) image.emplace(simulate[i], std::move(*how));
+    for (std::size_t i = 0; !how[j] && i < simulated.size(); ++i) {
+      if ((how[j] = renaming(family[simulated[i]], key, lowerings))) rep[j] = simulated[i];
     }
-    if (image) {
-      images.emplace_back(key, image->first, std::move(image->second));
+    if (how[j]) {
       lowerings.erase(key);  // an image is never compared with again
     } else {
-      simulate.push_back(key);
+      simulated.push_back(j);
     }
   }
-  keys = std::move(simulate);
-  // What each costs to simulate, for dealing them out, in transfers: a message per pipeline,
-  // or about a group's size of them from each chip of the stage.
-  const double chips_in_stage = static_cast<double>(topo_.chips()) / group_size(CommAxis::kPp);
-  std::vector<double> costs;
-  for (const Key& key : keys) {
-    const auto axis = static_cast<CommAxis>(std::get<0>(key));
-    const bool pairs = axis == CommAxis::kOther || (axis == CommAxis::kPp && std::get<4>(key) >= 0);
-    costs.push_back(pairs ? 2 * chips_in_stage : chips_in_stage * group_size(axis));
+  std::vector<Result> out(family.size());
+  for (const std::size_t j : simulated) {
+    const auto it = lowerings.find(family[j]);
+    out[j] = measure_key(family[j], it != lowerings.end() ? &it->second : nullptr);
   }
-  const auto results = executor_.share(costs, [&](std::size_t i) {
-    const auto it = lowerings.find(keys[i]);
-    return to_bytes(measure_key(keys[i], it != lowerings.end() ? &it->second : nullptr));
-  });
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const auto it = cache_.emplace(keys[i], Result{measured_from_bytes(results[i]), 0}).first;
-    if (memo_ != nullptr) memo_->add(memo_context_, keys[i], it->second);
+  std::vector<char> bytes;
+  for (std::size_t j = 0; j < family.size(); ++j) {
+    if (how[j]) out[j] = renamed(from[j] != nullptr ? *from[j] : out[rep[j]], *how[j]);
+    const std::vector<char> one = to_bytes(out[j]);
+    const std::uint64_t size = one.size();
+    const auto* h = reinterpret_cast<const char*>(&size);
+    bytes.insert(bytes.end(), h, h + sizeof size);
+    bytes.insert(bytes.end(), one.begin(), one.end());
   }
-  for (const auto& [key, earlier, how] : images) {
-    const auto it = cache_.emplace(key, renamed(cache_.at(earlier), how)).first;
-    if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
-  }
+  return bytes;
+}
+
+std::vector<char> NetworkCommModel::ByteCursor::next() {
+  std::uint64_t size = 0;
+  std::memcpy(&size, bytes.data() + at, sizeof size);
+  at += sizeof size;
+  std::vector<char> out(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                        bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
+  at += size;
+  return out;
 }
 
 }  // namespace podsim::runtime

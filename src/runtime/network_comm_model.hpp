@@ -204,6 +204,16 @@ class NetworkCommModel final : public CommModel {
   static Result renamed(const Result& earlier, const Renaming& how);
   /// The measurement of a communication already measured that `key` is an image of.
   std::optional<Result> image_of_measured(const Key& key);
+  /// Measures a family of communications (one axis, operation and size; prefetch): each an
+  /// image of one measured before or of an earlier one of the family, renamed, or simulated.
+  /// Their Measured bytes, each after its length.
+  std::vector<char> measure_family(const std::vector<Key>& family);
+  /// Reads measure_family's bytes back, one measurement at a time.
+  struct ByteCursor {
+    const std::vector<char>& bytes;
+    std::size_t at = 0;
+    std::vector<char> next();
+  };
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,
