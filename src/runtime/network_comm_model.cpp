@@ -393,15 +393,16 @@ NetworkCommModel::Loads NetworkCommModel::loads_of(const collectives::Schedule& 
 
 template <typename Lower>
 NetworkCommModel::Result NetworkCommModel::measure(const std::vector<collectives::Group>& groups, Lower&& lower,
-                                                   bool period_together) {
+                                                   bool period_together, const Lowered* known) {
   if (net_.fidelity != network::Fidelity::kAnalytical) {
-    if (groups.size() > 1 && same_shape(groups)) {
+    // `known`: lowered already, and whether the first alone stands for all decided (lowered()).
+    if (groups.size() > 1 && (known != nullptr ? known->one_group : same_shape(groups))) {
       // Groups that are images of the first on links of their own (a torus's parallel rings)
       // cannot delay each other: the first, simulated alone, times them all.
       collectives::Schedule one;
       lower(one, std::vector<collectives::Group>(groups.begin(), groups.begin() + 1));
-      const auto pairs = position_pairs(one, groups.front());
-      if (pairs && disjoint_images(*pairs, groups)) {
+      const auto pairs = known != nullptr ? std::optional(known->pairs) : position_pairs(one, groups.front());
+      if (pairs && (known != nullptr || disjoint_images(*pairs, groups))) {
         const collectives::ScheduleResult own = run(one);
         const SimTime time = own.finish_ps.empty() ? 0 : own.finish_ps[0];
         const Loads loads = charge(*pairs, &groups, one.pipeline_pieces());
@@ -502,7 +503,7 @@ NetworkCommModel::Result NetworkCommModel::measure_key(const Key& key, Lowered* 
       }
     };
   }
-  Result r = measure(l.groups, l.lower, l.period_together);
+  Result r = measure(l.groups, l.lower, l.period_together, done);
   r.profile.compute_units = l.compute_units;
   return r;
 }
@@ -521,8 +522,26 @@ const NetworkCommModel::Lowered& NetworkCommModel::lowered(const Key& key, Lower
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   const KeyLowering l = lowering_of(key);
-  Lowered out{l.groups.size(), l.period_together, l.compute_units, lowered(l, false), {}};
-  if (l.groups.size() > 1) out.first = lowered(l, true);
+  Lowered out;
+  out.groups = l.groups.size();
+  out.period_together = l.period_together;
+  out.compute_units = l.compute_units;
+  if (l.groups.size() > 1) {
+    // As measure() decides on the contention-aware network: the first alone where every group
+    // is an image of it on links of its own. Then the groups are never lowered together.
+    out.first = lowered(l, true);
+    if (same_shape(l.groups)) {
+      auto pairs = position_pairs(out.first, l.groups.front());
+      const auto decided = stands_for_all_.find(key);  // by the work budget's estimate
+      if (pairs && (decided != stands_for_all_.end() ? decided->second : disjoint_images(*pairs, l.groups))) {
+        out.one_group = true;
+        out.pairs = std::move(*pairs);
+        out.every = l.groups;
+        return cache.emplace(key, std::move(out)).first->second;
+      }
+    }
+  }
+  out.all = lowered(l, false);
   return cache.emplace(key, std::move(out)).first->second;
 }
 
@@ -535,11 +554,32 @@ std::optional<NetworkCommModel::Renaming> NetworkCommModel::renaming(const Key& 
   }
   const Lowered& a = lowered(earlier, cache);
   const Lowered& b = lowered(key, cache);
-  if (a.groups != b.groups || a.groups == 0 || a.period_together != b.period_together) return std::nullopt;
+  if (a.groups != b.groups || a.groups == 0 || a.period_together != b.period_together ||
+      a.one_group != b.one_group) {
+    return std::nullopt;
+  }
   const RouteOf route_of = [this](std::uint64_t hop) -> const std::vector<topology::LinkId>& { return route(hop); };
-  // What measure() may simulate: every group together, or the first alone standing for all.
-  if (a.groups > 1 && !schedule_image(topo_, a.first, b.first, route_of)) return std::nullopt;
-  auto links = schedule_image(topo_, a.all, b.all, route_of);
+  std::optional<LinkRenaming> links;
+  if (a.one_group) {
+    // What is simulated, the first group alone, must run alike; what is charged, every
+    // group's traffic between the same positions along its routes, must land alike.
+    // A period of its symmetry (link images) only moves its loads, which are not used here.
+    if (a.pairs != b.pairs || !schedule_image(topo_, a.first, b.first, route_of, Periods::kAsSimulated)) {
+      return std::nullopt;
+    }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> hops;
+    const auto hop = [](const collectives::Group& g, std::uint64_t positions) {
+      return (std::uint64_t{g.chips[positions >> 32]} << 32) | g.chips[positions & 0xFFFF'FFFFu];
+    };
+    for (std::size_t g = 0; g < a.every.size(); ++g) {
+      for (const auto& phase : a.pairs) {
+        for (const auto& [positions, bytes] : phase) hops.emplace_back(hop(a.every[g], positions), hop(b.every[g], positions));
+      }
+    }
+    links = routes_image(topo_, hops, route_of, false);
+  } else {
+    links = schedule_image(topo_, a.all, b.all, route_of);
+  }
   if (!links) return std::nullopt;
   // Link classes (a stage's tier, axis and direction) one to one as well.
   std::vector<std::uint32_t> to(class_count_, kNoClass);
@@ -630,7 +670,9 @@ bool NetworkCommModel::timed_by_one_group(CommAxis axis, CommOp op, double bytes
   if (groups.size() < 2) return false;
   const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, size};
   if (collectives::estimate_cost(topo_, spec, groups.front(), 1) > budget) return false;
-  return first_stands_for_all(spec, groups);
+  const bool one = first_stands_for_all(spec, groups);
+  stands_for_all_[Key{int(axis), int(op), size, stage, -1}] = one;  // lowered() asks it again
+  return one;
 }
 
 std::optional<NetworkCommModel::Key> NetworkCommModel::key_of(CommAxis axis, CommOp op, double bytes, int stage,

@@ -147,13 +147,28 @@ class NetworkCommModel final : public CommModel {
     it->second.uses += times;
     return it->second.profile;
   }
+  /// A communication lowered as measure() will simulate it, kept while its images are looked
+  /// for: its first group alone standing for every group (disjoint images), or every group
+  /// together.
+  struct Lowered {
+    std::size_t groups = 0;
+    bool period_together = false;
+    int compute_units = 0;
+    bool one_group = false;                   ///< the first alone stands for every group
+    std::vector<collectives::Group> every;    ///< one_group: the groups, whose loads it charges
+    PhasePairs pairs;                         ///< one_group: the first's traffic between positions
+    collectives::Schedule all;                ///< not one_group: every group together
+    collectives::Schedule first;              ///< more than one group: the first alone
+  };
   /// Profile of `groups` running a communication that `lower(schedule, some_groups)` lowers
   /// (as a symmetric period where it has one, collectives::Symmetry): all of them simulated
   /// together (contention), or one group simulated and every group's load charged along its
   /// routes (analytical). `period_together`: several groups lowered together may be one
-  /// symmetric period (collectives::period_spans_groups).
+  /// symmetric period (collectives::period_spans_groups). `known`: lowered already (lowered()),
+  /// with whether the first group alone stands for all decided there.
   template <typename Lower>
-  Result measure(const std::vector<collectives::Group>& groups, Lower&& lower, bool period_together = false);
+  Result measure(const std::vector<collectives::Group>& groups, Lower&& lower, bool period_together = false,
+                 const Lowered* known = nullptr);
   /// The key of a collective as the step asks for it; nothing when it moves nothing (no
   /// bytes, a group of one).
   std::optional<Key> key_of(parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage,
@@ -172,15 +187,6 @@ class NetworkCommModel final : public CommModel {
   KeyLowering lowering_of(const Key& key);
   /// `l` lowered on every group, or on the first alone.
   collectives::Schedule lowered(const KeyLowering& l, bool first_alone) const;
-  /// A communication lowered on every group and on the first alone, kept while its images are
-  /// looked for.
-  struct Lowered {
-    std::size_t groups = 0;
-    bool period_together = false;
-    int compute_units = 0;
-    collectives::Schedule all;
-    collectives::Schedule first;
-  };
   using LoweredCache = std::map<Key, Lowered>;
   /// Measures communication `key`: an earlier one's measurement renamed where it is that one
   /// on other chips (image_of_measured), else lowered and simulated. `done`: its lowerings,
@@ -261,6 +267,9 @@ class NetworkCommModel final : public CommModel {
   std::map<Key, Result> cache_;
   CommMemo* memo_ = nullptr;
   bool stage_images_ = true;
+  /// Whether a collective's first group stands for all its groups (first_stands_for_all), as
+  /// timed_by_one_group found it; lowered() takes it instead of routing every group again.
+  std::map<Key, bool> stands_for_all_;
   std::uint32_t memo_context_ = 0;
   std::map<int, std::vector<collectives::Group>> groups_;
   std::size_t link_count_;

@@ -71,12 +71,13 @@ bool same_shape(const collectives::Schedule& a, const collectives::Schedule& b) 
 }  // namespace
 
 std::optional<LinkRenaming> schedule_image(const topology::Topology& topo, const collectives::Schedule& from,
-                                           const collectives::Schedule& to, const RouteOf& route) {
-  if (!from.link_images().empty() || !to.link_images().empty() || !same_shape(from, to)) return std::nullopt;
+                                           const collectives::Schedule& to, const RouteOf& route, Periods periods) {
+  const bool images = !from.link_images().empty() || !to.link_images().empty();
+  if ((images && periods == Periods::kRefuse) || !same_shape(from, to)) return std::nullopt;
   // The chips (and switches) one to one, in order, each kind onto its own.
   Correspondence vertex(topo.vertices());
   // Each hop once (mostly: a ring sends to the same neighbour step after step).
-  std::vector<std::uint64_t> hops;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> hops;
   std::vector<std::uint32_t> last_to(topo.vertices(), kNone);
   for (collectives::TransferIndex i = 0; i < from.size(); ++i) {
     const collectives::PlannedTransfer& x = from.transfer(i);
@@ -87,24 +88,28 @@ std::optional<LinkRenaming> schedule_image(const topology::Topology& topo, const
     if (!vertex.pair(x.src, y.src) || !vertex.pair(x.dst, y.dst)) return std::nullopt;
     if (last_to[x.src] != x.dst) {
       last_to[x.src] = x.dst;
-      hops.push_back((std::uint64_t{x.src} << 32) | x.dst);
+      hops.emplace_back((std::uint64_t{x.src} << 32) | x.dst, (std::uint64_t{y.src} << 32) | y.dst);
     }
   }
   if (!vertex.keeps_order()) return std::nullopt;
   // Their routes link by link, one to one, in order, each onto one alike (a hop seen twice
   // is checked twice, to the same answer).
+  return routes_image(topo, hops, route, true);
+}
+
+std::optional<LinkRenaming> routes_image(const topology::Topology& topo,
+                                         const std::vector<std::pair<std::uint64_t, std::uint64_t>>& hops,
+                                         const RouteOf& route, bool keep_order) {
   Correspondence link(topo.links().size());
-  for (const std::uint64_t hop : hops) {
-    const auto src = static_cast<std::uint32_t>(hop >> 32);
-    const auto dst = static_cast<std::uint32_t>(hop & 0xFFFF'FFFFu);
-    const std::vector<topology::LinkId>& a = route(hop);
-    const std::vector<topology::LinkId>& b = route((std::uint64_t{vertex[src]} << 32) | vertex[dst]);
+  for (const auto& [x, y] : hops) {
+    const std::vector<topology::LinkId>& a = route(x);
+    const std::vector<topology::LinkId>& b = route(y);
     if (a.size() != b.size()) return std::nullopt;
     for (std::size_t h = 0; h < a.size(); ++h) {
       if (!same_link(topo.link(a[h]), topo.link(b[h])) || !link.pair(a[h], b[h])) return std::nullopt;
     }
   }
-  if (!link.keeps_order()) return std::nullopt;
+  if (keep_order && !link.keeps_order()) return std::nullopt;
   LinkRenaming out;
   for (topology::LinkId l = 0; l < topo.links().size(); ++l) {
     if (link[l] != kNone) out.emplace_back(l, link[l]);

@@ -29,10 +29,22 @@ using LinkRenaming = std::vector<std::pair<topology::LinkId, topology::LinkId>>;
 /// The route of a hop (source << 32 | destination).
 using RouteOf = std::function<const std::vector<topology::LinkId>&(std::uint64_t)>;
 
+/// Whether schedules that stand for a larger one (a symmetric period, with link images) may be
+/// compared: as simulated, their images left out (the caller compares what they stand for).
+enum class Periods { kRefuse, kAsSimulated };
+
 /// How `to` is `from` with its chips and links renamed, or nothing when it is not (see the
-/// file comment). Schedules that stand for a larger one (link images) are never images here.
+/// file comment).
 std::optional<LinkRenaming> schedule_image(const topology::Topology& topo, const collectives::Schedule& from,
-                                           const collectives::Schedule& to, const RouteOf& route);
+                                           const collectives::Schedule& to, const RouteOf& route,
+                                           Periods periods = Periods::kRefuse);
+
+/// Hops that correspond (each pair: one's source << 32 | destination, and the other's): their
+/// routes link by link one to one, each onto one alike; the links so paired, or nothing.
+/// `keep_order`: the pairing must also keep the links' order (schedule_image's condition).
+std::optional<LinkRenaming> routes_image(const topology::Topology& topo,
+                                         const std::vector<std::pair<std::uint64_t, std::uint64_t>>& hops,
+                                         const RouteOf& route, bool keep_order);
 
 /// The renamed link of `link` (which must be in `renaming`), or nothing.
 std::optional<topology::LinkId> renamed_link(const LinkRenaming& renaming, topology::LinkId link);
