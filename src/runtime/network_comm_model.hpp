@@ -208,6 +208,13 @@ class NetworkCommModel final : public CommModel {
   /// `earlier`'s measurement as `key`'s: its links and classes renamed, sorted as measuring
   /// `key` would have left them.
   static Result renamed(const Result& earlier, const Renaming& how);
+  /// Whether two communications are of one family: the same axis, operation and size.
+  static bool same_family(const Key& a, const Key& b);
+  /// The first key of `key`'s family in key order (for lower_bound).
+  static Key family_start(const Key& key);
+  /// True when every group has the first one's shape (dims): each is then lowered the same
+  /// way on its own chips.
+  static bool same_shape(const std::vector<collectives::Group>& groups);
   /// The measurement of a communication already measured that `key` is an image of.
   std::optional<Result> image_of_measured(const Key& key);
   /// Measures a family of communications (one axis, operation and size; prefetch): each an
