@@ -2,11 +2,11 @@
 // stages on a torus): proved so from their lowerings (schedule_image.hpp) and given the other's
 // measurement renamed instead of being simulated (docs/runtime.md §4, "Stages that are images
 // of each other").
-#include <cstring>
 #include <limits>
 
 #include "runtime/network_comm_model.hpp"
 #include "runtime/schedule_image.hpp"
+#include "util/byte_buffer.hpp"
 #include "util/error.hpp"
 
 namespace podsim::runtime {
@@ -35,7 +35,7 @@ const NetworkCommModel::Lowered& NetworkCommModel::lowered(const Key& key, Lower
   if (it != cache.end()) return it->second;
   const KeyLowering l = lowering_of(key);
   Lowered out;
-  out.groups = l.groups.size();
+  out.groups = l.groups;
   out.period_together = l.period_together;
   out.compute_units = l.compute_units;
   if (l.groups.size() > 1) {
@@ -48,7 +48,6 @@ const NetworkCommModel::Lowered& NetworkCommModel::lowered(const Key& key, Lower
       if (pairs && (decided != stands_for_all_.end() ? decided->second : disjoint_images(*pairs, l.groups))) {
         out.one_group = true;
         out.pairs = std::move(*pairs);
-        out.every = l.groups;
         return cache.emplace(key, std::move(out)).first->second;
       }
     }
@@ -63,7 +62,7 @@ std::optional<NetworkCommModel::Renaming> NetworkCommModel::renaming(const Key& 
   if (!same_family(earlier, key) || earlier == key) return std::nullopt;
   const Lowered& a = lowered(earlier, cache);
   const Lowered& b = lowered(key, cache);
-  if (a.groups != b.groups || a.groups == 0 || a.period_together != b.period_together ||
+  if (a.groups.size() != b.groups.size() || a.groups.empty() || a.period_together != b.period_together ||
       a.one_group != b.one_group) {
     return std::nullopt;
   }
@@ -80,9 +79,9 @@ std::optional<NetworkCommModel::Renaming> NetworkCommModel::renaming(const Key& 
     const auto hop = [](const collectives::Group& g, std::uint64_t positions) {
       return (std::uint64_t{g.chips[positions >> 32]} << 32) | g.chips[positions & 0xFFFF'FFFFu];
     };
-    for (std::size_t g = 0; g < a.every.size(); ++g) {
+    for (std::size_t g = 0; g < a.groups.size(); ++g) {
       for (const auto& phase : a.pairs) {
-        for (const auto& [positions, bytes] : phase) hops.emplace_back(hop(a.every[g], positions), hop(b.every[g], positions));
+        for (const auto& [positions, bytes] : phase) hops.emplace_back(hop(a.groups[g], positions), hop(b.groups[g], positions));
       }
     }
     links = routes_image(topo_, hops, route_of, false);
@@ -124,13 +123,19 @@ NetworkCommModel::Result NetworkCommModel::renamed(const Result& earlier, const 
   return out;
 }
 
-std::optional<NetworkCommModel::Result> NetworkCommModel::image_of_measured(const Key& key) {
+std::optional<std::pair<const NetworkCommModel::Result*, NetworkCommModel::Renaming>>
+NetworkCommModel::measured_image(const Key& key, LoweredCache& cache) {
   // The measured communications of the same axis, operation and size, in key order.
-  LoweredCache cache;
   for (auto it = cache_.lower_bound(family_start(key)); it != cache_.end() && same_family(it->first, key); ++it) {
-    if (const auto how = renaming(it->first, key, cache)) return renamed(it->second, *how);
+    if (auto how = renaming(it->first, key, cache)) return std::pair{&it->second, std::move(*how)};
   }
   return std::nullopt;
+}
+
+std::optional<NetworkCommModel::Result> NetworkCommModel::image_of_measured(const Key& key) {
+  LoweredCache cache;
+  const auto image = measured_image(key, cache);
+  return image ? std::optional(renamed(*image->first, image->second)) : std::nullopt;
 }
 
 std::vector<char> NetworkCommModel::measure_family(const std::vector<Key>& family) {
@@ -143,11 +148,9 @@ std::vector<char> NetworkCommModel::measure_family(const std::vector<Key>& famil
   std::vector<std::size_t> simulated;
   for (std::size_t j = 0; j < family.size(); ++j) {
     const Key& key = family[j];
-    for (auto it = cache_.lower_bound(family_start(key)); it != cache_.end() && same_family(it->first, key); ++it) {
-      if ((how[j] = renaming(it->first, key, lowerings))) {
-        from[j] = &it->second;
-        break;
-      }
+    if (auto image = measured_image(key, lowerings)) {
+      from[j] = image->first;
+      how[j] = std::move(image->second);
     }
     for (std::size_t i = 0; !how[j] && i < simulated.size(); ++i) {
       if ((how[j] = renaming(family[simulated[i]], key, lowerings))) rep[j] = simulated[i];
@@ -163,26 +166,12 @@ std::vector<char> NetworkCommModel::measure_family(const std::vector<Key>& famil
     const auto it = lowerings.find(family[j]);
     out[j] = measure_key(family[j], it != lowerings.end() ? &it->second : nullptr);
   }
-  std::vector<char> bytes;
+  ByteWriter bytes;
   for (std::size_t j = 0; j < family.size(); ++j) {
     if (how[j]) out[j] = renamed(from[j] != nullptr ? *from[j] : out[rep[j]], *how[j]);
-    const std::vector<char> one = to_bytes(out[j]);
-    const std::uint64_t size = one.size();
-    const auto* h = reinterpret_cast<const char*>(&size);
-    bytes.insert(bytes.end(), h, h + sizeof size);
-    bytes.insert(bytes.end(), one.begin(), one.end());
+    bytes.block(to_bytes(out[j]));
   }
-  return bytes;
-}
-
-std::vector<char> NetworkCommModel::ByteCursor::next() {
-  std::uint64_t size = 0;
-  std::memcpy(&size, bytes.data() + at, sizeof size);
-  at += sizeof size;
-  std::vector<char> out(bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                        bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
-  at += size;
-  return out;
+  return bytes.take();
 }
 
 }  // namespace podsim::runtime

@@ -6,6 +6,7 @@
 #include "collectives/lowering.hpp"
 #include "collectives/schedule_runner.hpp"
 #include "collectives/transfer_estimate.hpp"
+#include "util/byte_buffer.hpp"
 #include "util/error.hpp"
 
 namespace podsim::runtime {
@@ -624,9 +625,9 @@ void NetworkCommModel::prefetch(const parallelism::StepPlan& plan) {
   }
   const auto results = executor_.share(costs, [&](std::size_t f) { return measure_family(families[f]); });
   for (std::size_t f = 0; f < families.size(); ++f) {
-    ByteCursor cursor{results[f]};
+    ByteReader reader(results[f]);
     for (const Key& key : families[f]) {
-      const auto it = cache_.emplace(key, Result{measured_from_bytes(cursor.next()), 0}).first;
+      const auto it = cache_.emplace(key, Result{measured_from_bytes(reader.block()), 0}).first;
       if (memo_ != nullptr) memo_->add(memo_context_, key, it->second);
     }
   }

@@ -151,11 +151,10 @@ class NetworkCommModel final : public CommModel {
   /// for: its first group alone standing for every group (disjoint images), or every group
   /// together.
   struct Lowered {
-    std::size_t groups = 0;
+    std::vector<collectives::Group> groups;  ///< its groups (one_group: whose loads it charges)
     bool period_together = false;
     int compute_units = 0;
     bool one_group = false;                   ///< the first alone stands for every group
-    std::vector<collectives::Group> every;    ///< one_group: the groups, whose loads it charges
     PhasePairs pairs;                         ///< one_group: the first's traffic between positions
     collectives::Schedule all;                ///< not one_group: every group together
     collectives::Schedule first;              ///< more than one group: the first alone
@@ -201,8 +200,9 @@ class NetworkCommModel final : public CommModel {
   };
   static constexpr std::uint32_t kNoClass = 0xFFFF'FFFFu;
   const Lowered& lowered(const Key& key, LoweredCache& cache);
-  /// Whether `key` is `earlier` (same axis, operation and size) on other chips and links: both
-  /// lowered on every group and on their first alone, whichever measure() would simulate.
+  /// Whether `key` is `earlier` (same axis, operation and size) on other chips and links,
+  /// compared as measure() will simulate them (lowered(): the first groups with every group's
+  /// charged routes, or every group together).
   /// Never on the analytical network (cheap to measure) or with stage images turned off.
   std::optional<Renaming> renaming(const Key& earlier, const Key& key, LoweredCache& cache);
   /// `earlier`'s measurement as `key`'s: its links and classes renamed, sorted as measuring
@@ -215,18 +215,14 @@ class NetworkCommModel final : public CommModel {
   /// True when every group has the first one's shape (dims): each is then lowered the same
   /// way on its own chips.
   static bool same_shape(const std::vector<collectives::Group>& groups);
-  /// The measurement of a communication already measured that `key` is an image of.
+  /// A communication already measured that `key` is an image of, with how it is renamed.
+  std::optional<std::pair<const Result*, Renaming>> measured_image(const Key& key, LoweredCache& cache);
+  /// The measurement of a communication already measured that `key` is an image of, renamed.
   std::optional<Result> image_of_measured(const Key& key);
   /// Measures a family of communications (one axis, operation and size; prefetch): each an
   /// image of one measured before or of an earlier one of the family, renamed, or simulated.
-  /// Their Measured bytes, each after its length.
+  /// Their Measured bytes, each a ByteWriter block.
   std::vector<char> measure_family(const std::vector<Key>& family);
-  /// Reads measure_family's bytes back, one measurement at a time.
-  struct ByteCursor {
-    const std::vector<char>& bytes;
-    std::size_t at = 0;
-    std::vector<char> next();
-  };
   /// Loads of every group of `groups` (all shaped like the first) from the first group's
   /// schedule `first`, replayed on each group's chips.
   std::optional<Loads> mapped_loads(const collectives::Schedule& first,

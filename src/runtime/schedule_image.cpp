@@ -47,7 +47,7 @@ bool same_link(const topology::Link& a, const topology::Link& b) {
 }
 
 /// Everything but the chips: sizes, phases, collectives, dependencies, delays.
-bool same_shape(const collectives::Schedule& a, const collectives::Schedule& b) {
+bool same_transfers(const collectives::Schedule& a, const collectives::Schedule& b) {
   if (a.size() != b.size() || a.phases() != b.phases() || a.pipeline_pieces() != b.pipeline_pieces() ||
       a.collectives() != b.collectives() || a.mirrored() != b.mirrored() ||
       std::bit_cast<std::uint64_t>(a.total_bytes()) != std::bit_cast<std::uint64_t>(b.total_bytes()) ||
@@ -73,7 +73,7 @@ bool same_shape(const collectives::Schedule& a, const collectives::Schedule& b) 
 std::optional<LinkRenaming> schedule_image(const topology::Topology& topo, const collectives::Schedule& from,
                                            const collectives::Schedule& to, const RouteOf& route, Periods periods) {
   const bool images = !from.link_images().empty() || !to.link_images().empty();
-  if ((images && periods == Periods::kRefuse) || !same_shape(from, to)) return std::nullopt;
+  if ((images && periods == Periods::kRefuse) || !same_transfers(from, to)) return std::nullopt;
   // The chips (and switches) one to one, in order, each kind onto its own.
   Correspondence vertex(topo.vertices());
   // Each hop once (mostly: a ring sends to the same neighbour step after step).

@@ -19,6 +19,11 @@ class ByteWriter {
     raw(s.data(), s.size());
   }
   void append(const std::vector<char>& more) { bytes_.insert(bytes_.end(), more.begin(), more.end()); }
+  /// `more` after its length: read back whole by ByteReader::block().
+  void block(const std::vector<char>& more) {
+    u64(more.size());
+    append(more);
+  }
   std::vector<char> take() { return std::move(bytes_); }
 
  private:
@@ -40,6 +45,15 @@ class ByteReader {
     std::vector<char> out(bytes_.size() - at_);
     if (!out.empty()) std::memcpy(out.data(), bytes_.data() + at_, out.size());
     at_ = bytes_.size();
+    return out;
+  }
+  /// What ByteWriter::block() wrote.
+  std::vector<char> block() {
+    const std::uint64_t n = u64();
+    need(n);
+    std::vector<char> out(bytes_.begin() + static_cast<std::ptrdiff_t>(at_),
+                          bytes_.begin() + static_cast<std::ptrdiff_t>(at_ + n));
+    at_ += n;
     return out;
   }
   std::string text() {
