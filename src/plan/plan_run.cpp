@@ -97,18 +97,17 @@ void add_variants(std::vector<Candidate>& candidates, const topology::Topology& 
 }
 
 /// Each layout to simulate gets the lower bound of its compute alone (no network measured).
-/// Layouts differing only in what it does not see (placement) share one; the optimizer step
-/// depends on the ZeRO stage and group.
+/// Layouts differing only in what it does not see (placement, where ZeRO-1/2 gathers its
+/// weights) share one; the optimizer step depends on the ZeRO stage and group.
 void set_compute_bounds(std::vector<Candidate>& candidates, const runtime::Scenario& base) {
   using Key = std::tuple<int, int, int, parallelism::PipelineSchedule, int, int, parallelism::Recompute, bool,
-                         parallelism::TpOverlap, int, int, bool>;
+                         parallelism::TpOverlap, int, int>;
   std::map<Key, double> known;
   for (Candidate& c : candidates) {
     if (c.verdict != Verdict::kSimulate) continue;
     const Layout& l = c.layout;
     const Key key{l.dp,          l.tp,        l.pp,   l.schedule,         l.virtual_stages,      l.micro_batch,
-                  l.recompute,   l.sequence_parallel, tp_overlap_of(base, l), l.zero, zero_state_group(l),
-                  param_gather_of(base, l)};
+                  l.recompute,   l.sequence_parallel, tp_overlap_of(base, l), l.zero, zero_state_group(l)};
     auto [at, fresh] = known.try_emplace(key, 0.0);
     if (fresh) {
       const runtime::Scenario s = apply(base, l);
