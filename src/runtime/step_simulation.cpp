@@ -107,10 +107,17 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
   }
   NetworkCommModel comm(topo, mesh, s.network, executor);
   if (budget == Budget::kEnforce) {
-    const CommWork work = estimate_comm_work(
-        plan, topo, mesh, s.network, [&](parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage) {
-          return comm.timed_by_one_group(axis, op, bytes, stage, kScheduleBudget);
-        });
+    // Every group of a stage simulated together first: a bound, since a first group that
+    // stands for all only lowers it. Only a step beyond that asks the comm model which
+    // collectives one group times, a check that lowers each one's first group on every
+    // process; otherwise the process that measures a collective decides it, in parallel.
+    CommWork work = estimate_comm_work(plan, topo, mesh, s.network);
+    if (over_budget(work, s.network)) {
+      work = estimate_comm_work(
+          plan, topo, mesh, s.network, [&](parallelism::CommAxis axis, parallelism::CommOp op, double bytes, int stage) {
+            return comm.timed_by_one_group(axis, op, bytes, stage, kScheduleBudget);
+          });
+    }
     if (const auto why = over_budget(work, s.network)) throw BeyondWorkBudget(axis_key(work.largest_axis), *why);
   }
   if (context) comm.share_measurements(*memo, *context);
