@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "topology/topology_cache.hpp"
+
 namespace podsim::config {
 
 /// The YAML documents read so far, by path. A load that is given one (load_scenario's
@@ -23,9 +25,12 @@ class ParsedFiles {
 
   struct Documents;  ///< the parsed documents (config-internal: they are YAML nodes)
   Documents& documents() { return *documents_; }
+  /// The machines the loads checked layouts on (check_layout builds the scenario's topology).
+  topology::TopologyCache& topologies() { return topologies_; }
 
  private:
   std::unique_ptr<Documents> documents_;
+  topology::TopologyCache topologies_;
 };
 
 }  // namespace podsim::config

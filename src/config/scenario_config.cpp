@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 namespace podsim::config {
@@ -49,7 +50,10 @@ void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, S
     relocate(e, root, sources);
   }
   try {
-    const topology::Topology topo(s.topology);
+    // A sweep's points share the machine they are checked on (ParsedFiles::topologies).
+    std::optional<topology::Topology> own;
+    ParsedFiles* files = sources.parsed_files();
+    const topology::Topology& topo = files != nullptr ? files->topologies().get(s.topology) : own.emplace(s.topology);
     const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
   } catch (const InputError& e) {
     const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";

@@ -10,6 +10,7 @@
 #include "network/network_spec.hpp"
 #include "runtime/comm_model.hpp"
 #include "topology/topology.hpp"
+#include "topology/topology_cache.hpp"
 #include "topology/topology_spec.hpp"
 
 namespace podsim::runtime {
@@ -61,6 +62,9 @@ class CommMemo {
   /// How many times the contexts were dropped (past kMaxContexts): a context id names the
   /// same context only within one generation.
   std::uint64_t generation() const { return generation_; }
+  /// The machine of `topology` (with its link efficiencies applied), built once for every
+  /// simulation that shares this memo.
+  const topology::Topology& topology(const topology::TopologySpec& topology) { return topologies_.get(topology); }
   /// The measurement of `key` in `context`, or nullptr.
   const Measured* find(std::uint32_t context, const Key& key) const;
   /// Keeps a measurement. Past a bound on what is kept (links summed over measurements),
@@ -75,6 +79,7 @@ class CommMemo {
   };
   static constexpr std::size_t kMaxLinkEntries = 4'000'000;  // ~100 MB
   static constexpr std::size_t kMaxContexts = 4096;
+  topology::TopologyCache topologies_;
   std::vector<Context> contexts_;
   std::map<std::pair<std::uint32_t, Key>, Measured> entries_;
   std::size_t link_entries_ = 0;

@@ -61,7 +61,8 @@ StepReport simulate_step(const Scenario& s, collectives::ScheduleExecutor& execu
                          StepMemo* steps) {
   const auto& eff = s.chip.efficiency;
   const topology::TopologySpec links = topology::with_link_efficiency(s.topology, eff.ici, eff.dcn);
-  const topology::Topology topo(links);
+  std::optional<topology::Topology> own_topology;
+  const topology::Topology& topo = memo != nullptr ? memo->topology(links) : own_topology.emplace(links);
   parallelism::check_layout(s.model, s.chip, s.parallel, s.training, topo.chips());
 
   const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));

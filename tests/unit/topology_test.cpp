@@ -6,6 +6,7 @@
 #include "topology/device_mesh.hpp"
 #include "topology/graph_analysis.hpp"
 #include "topology/topology.hpp"
+#include "topology/topology_cache.hpp"
 #include "util/error.hpp"
 
 namespace podsim::topology {
@@ -176,6 +177,33 @@ TEST(DeviceMesh, TheFirstGroupIsTheFirstOfAllGroupsOnEveryAxis) {
     }
     EXPECT_EQ(all.size(), topo.chips() / static_cast<std::size_t>(mesh.axes()[static_cast<std::size_t>(a)].size));
   }
+}
+
+TEST(TopologyCache, BuildsEachSpecOnceAndKeepsTheLastFour) {
+  TopologyCache cache;
+  const Topology& a = cache.get(grid({4, 4}, {true, true}));
+  EXPECT_EQ(&cache.get(grid({4, 4}, {true, true})), &a);  // an equal spec: the same machine
+  EXPECT_EQ(a.chips(), 16u);
+  // Specs that differ in anything (here the link) are other machines.
+  TopologySpec slower = grid({4, 4}, {true, true});
+  std::get<GridSpec>(slower.layout).link.bandwidth_Bps /= 2;
+  const Topology& b = cache.get(slower);
+  EXPECT_NE(&b, &a);
+  EXPECT_EQ(b.link(0).bandwidth_Bps * 2, a.link(0).bandwidth_Bps);
+  // Asking again moves a spec to the front: a and b survive three more, then a fourth new one
+  // evicts the least recent (b, after a is asked for again).
+  cache.get(grid({2, 2}, {false, false}));
+  cache.get(grid({8}, {true}));
+  EXPECT_EQ(&cache.get(grid({4, 4}, {true, true})), &a);
+  cache.get(grid({3, 3}, {true, true}));
+  EXPECT_EQ(&cache.get(grid({4, 4}, {true, true})), &a);
+  EXPECT_EQ(cache.get(slower).link(0).bandwidth_Bps, a.link(0).bandwidth_Bps / 2);  // built again
+}
+
+TEST(TopologyCache, ASpecThatFailsFailsAgain) {
+  TopologyCache cache;
+  EXPECT_THROW(cache.get(grid({4, 4, 4}, {true, true, true}, true)), InputError);
+  EXPECT_THROW(cache.get(grid({4, 4, 4}, {true, true, true}, true)), InputError);
 }
 
 }  // namespace
