@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/section_cache.hpp"
 #include "config/yaml_comments.hpp"
 #include "util/error.hpp"
 #include "util/input_file.hpp"
@@ -118,7 +119,7 @@ struct ParsedFiles::Documents {
   std::map<std::pair<std::string, std::string>, Document> by_file;  // (path, shown)
 };
 
-ParsedFiles::ParsedFiles() : documents_(std::make_unique<Documents>()) {}
+ParsedFiles::ParsedFiles() : documents_(std::make_unique<Documents>()), sections_(std::make_unique<Sections>()) {}
 ParsedFiles::~ParsedFiles() = default;
 
 namespace {
@@ -167,6 +168,7 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
   auto found = by_file.find(key);
   if (found == by_file.end()) {
     const std::string text = read_input_file(file, shown);
+    if (text.find('&') != std::string::npos) files->note_anchor();
     InputRecord record{file, shown, sha256_hex(text)};
     record_input(record);
     YAML::Node root = parse_document(text, shown);  // a file that fails is not kept

@@ -27,10 +27,18 @@ class ParsedFiles {
   Documents& documents() { return *documents_; }
   /// The machines the loads checked layouts on (check_layout builds the scenario's topology).
   topology::TopologyCache& topologies() { return topologies_; }
+  struct Sections;  ///< typed sections read so far (section_cache.hpp)
+  Sections& sections() { return *sections_; }
+  /// Whether a file parsed so far holds an '&' (a YAML anchor, perhaps): the sections are
+  /// then not cached, since an alias could tie one section to another.
+  bool saw_anchor() const { return saw_anchor_; }
+  void note_anchor() { saw_anchor_ = true; }
 
  private:
   std::unique_ptr<Documents> documents_;
+  std::unique_ptr<Sections> sections_;
   topology::TopologyCache topologies_;
+  bool saw_anchor_ = false;
 };
 
 }  // namespace podsim::config

@@ -3,6 +3,7 @@
 #include "config/document.hpp"
 #include "config/model_reader.hpp"
 #include "config/scenario_reader.hpp"
+#include "config/section_cache.hpp"
 #include "config/topology_name.hpp"
 #include "config/topology_reader.hpp"
 #include "parallelism/program_builder.hpp"
@@ -14,6 +15,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 
 namespace podsim::config {
@@ -59,6 +61,29 @@ void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, S
     const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
     throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
   }
+}
+
+/// Whether `s` breaks a rule check_scenario_layout checks, found without the document (so not
+/// located): a reading put together from cached sections reads its document only then.
+bool layout_fails(const runtime::Scenario& s, ParsedFiles& files) {
+  if (!s.parallel.mesh.empty()) {
+    const std::vector<std::string> names = topology::axis_names(s.topology);
+    for (const auto& [logical, physical] : s.parallel.mesh) {
+      for (const auto& axis : physical) {
+        if (std::find(names.begin(), names.end(), axis) == names.end()) return true;
+      }
+    }
+  }
+  try {
+    parallelism::check_layout(s.model, s.chip, s.parallel, s.training,
+                              static_cast<std::uint32_t>(topology::chip_count(s.topology)));
+    const topology::DeviceMesh mesh(files.topologies().get(s.topology), parallelism::mesh_requests(s.parallel));
+  } catch (const parallelism::LayoutError&) {
+    return true;
+  } catch (const InputError&) {
+    return true;
+  }
+  return false;
 }
 
 /// `network: contention` → `network: {model: contention}` (a scalar is the model's name).
@@ -205,6 +230,42 @@ LoadedScenario read_scenario_file(SourceMap& sources, const std::filesystem::pat
   return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
 }
 
+/// The reading of `file` with `overrides` put together from sections read before
+/// (section_cache.hpp), with what load_scenario gives besides the scenario: what needs the
+/// document (a key's place, the resolved YAML, a layout problem's message) reads it when asked,
+/// through `files`, which must outlive the result.
+LoadedScenario from_sections(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                             CachedReading read, bool check_layout, ParsedFiles& files) {
+  LoadedScenario out;
+  out.scenario = std::move(read.scenario);
+  out.name = std::move(read.name);
+  out.inputs = std::move(read.inputs);
+  const auto document = [file, overrides, &files] {
+    SourceMap sources;
+    sources.read_through(&files);
+    return read_scenario_file(sources, file, overrides, false);
+  };
+  out.resolved_yaml = [document] { return document().resolved_yaml(); };
+  out.where = [document](const std::string& key_path) { return document().where(key_path); };
+  out.check_layout = [document, &files](const runtime::Scenario& scenario) {
+    if (!layout_fails(scenario, files)) return;
+    document().check_layout(scenario);  // throws InfeasibleLayout at the key
+    throw std::logic_error("podsim: a layout check found a problem that the located check did not");
+  };
+  out.again = [file, overrides, &files](const std::vector<Override>& more, bool check) {
+    for (const Override& o : more) {
+      if (std::find(kIncludeKeys.begin(), kIncludeKeys.end(), o.path) != kIncludeKeys.end()) {
+        throw InputError(o.text + ": " + o.path + " names a file; read the scenario again to replace it");
+      }
+    }
+    std::vector<Override> all = overrides;
+    all.insert(all.end(), more.begin(), more.end());
+    return load_scenario(file, all, check, files);
+  };
+  if (check_layout) out.check_layout(out.scenario);
+  return out;
+}
+
 }  // namespace
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
@@ -215,9 +276,16 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, ParsedFiles& files) {
+  if (!files.saw_anchor()) {
+    if (auto cached = files.sections().find(file, overrides)) {
+      return from_sections(file, overrides, std::move(*cached), check_layout, files);
+    }
+  }
   SourceMap sources;
   sources.read_through(&files);
-  return read_scenario_file(sources, file, overrides, check_layout);
+  LoadedScenario out = read_scenario_file(sources, file, overrides, check_layout);
+  if (!files.saw_anchor()) files.sections().keep(file, overrides, CachedReading{out.scenario, out.name, out.inputs});
+  return out;
 }
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,

@@ -30,6 +30,7 @@ struct Efficiency {
   /// GEMMs reach (epilogues, transformer shapes, what a kernel table does not see), fitted on
   /// published training runs (tools/calibrate). 1: none (the chip's matmul is the fit itself).
   double training = 1.0;
+  bool operator==(const Efficiency&) const = default;
 };
 
 /// Which fused-attention kernel a step runs (`training.flash_kernel`).
@@ -66,6 +67,7 @@ struct ChipSpec {
   bool persistent_matmuls = false;
   SoftwareStack stack = SoftwareStack::kMegatron;
   Efficiency efficiency;
+  bool operator==(const ChipSpec&) const = default;
 };
 
 inline constexpr std::array<FlashKernel, 2> kFlashKernels{FlashKernel::kNative, FlashKernel::kTriton};

@@ -52,6 +52,7 @@ struct ParallelSpec {
   bool account_for_loss = false;       ///< Megatron's --account-for-loss-in-pipeline-split
   /// Logical axis ("dp", "tp", "pp") → physical axes it should take first, in order.
   std::map<std::string, std::vector<std::string>> mesh;
+  bool operator==(const ParallelSpec&) const = default;
 };
 
 /// Number formats of the step (mixed precision), per tensor class as Transformer Engine
@@ -75,6 +76,7 @@ struct Precision {
   /// cross entropy on a float copy, PyTorch autocast's fp32 cross_entropy, MaxText's fp32
   /// logits); the activations dtype in pure 16-bit training (no autocast).
   hardware::DType loss = hardware::DType::kFp32;
+  bool operator==(const Precision&) const = default;
 };
 
 /// The activations dtype of `p` (see Precision::activations).
@@ -88,6 +90,7 @@ hardware::DType attention_dtype(const Precision& p);
 struct InputPipelineSpec {
   double samples_per_s = 0;  ///< per data-parallel replica; 0 = data is always ready
   int prefetch = 2;          ///< microbatches buffered ahead
+  bool operator==(const InputPipelineSpec&) const = default;
 };
 
 /// How tensor-parallel communication meets the matmuls it serves.
@@ -125,6 +128,7 @@ struct OverlapSpec {
   /// later sm_carveout). Off: launched on all SMs, so on a chip with persistent GEMM grids
   /// (ChipSpec::persistent_matmuls) the CTAs that find their SM taken run as a second wave.
   bool gemm_sm_margin = true;
+  bool operator==(const OverlapSpec&) const = default;
 };
 
 /// How the framework issues ZeRO-3's collectives (`training.zero3_collectives`;
@@ -146,6 +150,7 @@ struct FailureSpec {
   double checkpoint_s = 0;  ///< the job stops this long to write a checkpoint
   double restart_s = 0;     ///< from a failure to training again, reloading the checkpoint included
   double interval_s = 0;    ///< between checkpoints; 0: Young's optimum √(2 · checkpoint · job MTBF)
+  bool operator==(const FailureSpec&) const = default;
 };
 
 /// The step to simulate (the `training:` section of a scenario).
@@ -178,6 +183,7 @@ struct TrainingSpec {
   /// sweeps report the time to train (runtime/time_to_train.hpp).
   double tokens = 0;
   std::optional<FailureSpec> failures;  ///< `training.failures`: none when not given
+  bool operator==(const TrainingSpec&) const = default;
 };
 
 /// A layout that cannot run. `key` is the scenario key path at fault (e.g.

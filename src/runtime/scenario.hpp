@@ -18,6 +18,7 @@ struct Scenario {
   network::NetworkSpec network;
   parallelism::ParallelSpec parallel;
   parallelism::TrainingSpec training;
+  bool operator==(const Scenario&) const = default;
 };
 
 }  // namespace podsim::runtime

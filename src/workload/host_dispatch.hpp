@@ -23,6 +23,7 @@ struct HostCost {
   SimTime dispatch_ps = 0;  ///< one call through PyTorch's dispatcher (with autograd)
   SimTime launch_ps = 0;    ///< one CUDA kernel launch
   bool any() const { return dispatch_ps > 0 || launch_ps > 0; }
+  bool operator==(const HostCost&) const = default;
 };
 
 /// Eager PyTorch on a GPU, host time only (docs/runtime.md, "The host"):

@@ -31,6 +31,7 @@ struct ModelSpec {
   /// The linear layers have biases (Megatron-LM's GPT: --add-bias-linear, its default; GPT-2
   /// and GPT-3). LLaMA-style models, PaLM and MPT have none.
   bool linear_biases = false;
+  bool operator==(const ModelSpec&) const = default;
 };
 
 /// Parameters by part.

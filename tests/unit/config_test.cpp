@@ -11,6 +11,7 @@
 #include "config/collective_config.hpp"
 #include "config/component_config.hpp"
 #include "config/scenario_config.hpp"
+#include "config/section_cache.hpp"
 #include "util/sha256.hpp"
 #include "config/topology_config.hpp"
 #include "util/error.hpp"
@@ -523,6 +524,8 @@ TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
       const LoadedScenario direct = load_scenario("m.yaml", overrides, false);
       const LoadedScenario cached = load_scenario("m.yaml", overrides, false, files);
       EXPECT_EQ(cached.resolved_yaml(), direct.resolved_yaml());
+      EXPECT_TRUE(cached.scenario == direct.scenario);
+      EXPECT_EQ(cached.name, direct.name);
       EXPECT_EQ(refusal(cached), refusal(direct));
       for (const char* key : {"parallelism.tp", "parallelism.pp", "training.global_batch", "model.layers",
                               "hardware.hbm_capacity", "topology.kind"}) {
@@ -533,6 +536,8 @@ TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
     }
   }
   EXPECT_NE(refusal(load_scenario("m.yaml", cases[0], false, files)), "");
+  // The second round was put together from the sections the first one read.
+  EXPECT_GE(files.sections().hits(), cases.size());
   // A value the file gets wrong is named at its line and column either way.
   write("bad.yaml", "schema_version: 1\nmodel: nonexistent.yaml\n");
   std::string direct_error;
@@ -549,6 +554,71 @@ TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
   }
   EXPECT_NE(direct_error.find("bad.yaml:2:"), std::string::npos) << direct_error;
   EXPECT_EQ(cached_error, direct_error);
+}
+
+TEST_F(ConfigFiles, SectionsReadBeforeArePutTogetherAsReadingThemGives) {
+  // A sweep's points read through ParsedFiles: a point whose every section (model, hardware,
+  // topology, network, parallelism, training) was read before, for the same overrides of it,
+  // is put together from them. It must be the point read afresh, its layout refusals named at
+  // the same keys, and read again with more overrides as load_scenario with all of them.
+  const fs::path root(PODSIM_SOURCE_DIR);
+  write("s.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
+                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
+                      "\nschema_version: 1\n"
+                      "training: { global_batch: 64 }\n"
+                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  ParsedFiles files;
+  std::vector<std::vector<Override>> points;
+  for (const char* tp : {"1", "2", "8"}) {
+    for (const char* mb : {"1", "2"}) {
+      for (const char* recompute : {"none", "full"}) {
+        for (const char* model : {"gpt-1.7b", "gpt-3.6b"}) {
+          points.push_back({set("parallelism.tp", tp), set("training.micro_batch", mb),
+                            set("training.recompute", recompute),
+                            set("model", (root / "configs/models" / (std::string(model) + ".yaml")).string())});
+        }
+      }
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& overrides : points) {
+      const LoadedScenario direct = load_scenario("s.yaml", overrides, false);
+      const LoadedScenario cached = load_scenario("s.yaml", overrides, false, files);
+      EXPECT_TRUE(cached.scenario == direct.scenario);
+      EXPECT_EQ(cached.name, direct.name);
+      EXPECT_EQ(cached.inputs.size(), direct.inputs.size());
+      EXPECT_EQ(refusal(cached), refusal(direct));
+      EXPECT_EQ(cached.where("training.micro_batch"), direct.where("training.micro_batch"));
+      // A sweep's derived dp: read again with it.
+      const int dp = 64 / std::stoi(overrides[0].value);
+      const std::vector<Override> more = {set("parallelism.dp", std::to_string(dp))};
+      std::vector<Override> all = overrides;
+      all.insert(all.end(), more.begin(), more.end());
+      const LoadedScenario again = cached.again(more, false);
+      const LoadedScenario whole = load_scenario("s.yaml", all, false);
+      EXPECT_TRUE(again.scenario == whole.scenario);
+      EXPECT_EQ(refusal(again), refusal(whole));
+      EXPECT_THROW(cached.again({set("model", "other.yaml")}, false), InputError);
+    }
+  }
+  // Every point of the second round, and most of the first (its sections repeat), were put
+  // together: 24 points, each read again with its dp.
+  EXPECT_GE(files.sections().hits(), 48u);
+  // A document with an anchor is read whole every time: an alias could tie two sections.
+  write("a.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
+                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
+                      "\nschema_version: 1\n"
+                      "training: &t { global_batch: 64 }\n"
+                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  ParsedFiles anchored;
+  for (int round = 0; round < 2; ++round) {
+    const LoadedScenario cached = load_scenario("a.yaml", points[0], false, anchored);
+    EXPECT_TRUE(cached.scenario == load_scenario("a.yaml", points[0], false).scenario);
+  }
+  EXPECT_TRUE(anchored.saw_anchor());
+  EXPECT_EQ(anchored.sections().hits(), 0u);
 }
 
 }  // namespace

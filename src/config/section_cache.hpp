@@ -1,0 +1,71 @@
+#pragma once
+
+// A scenario read as six typed sections: a sweep's points differ in a few keys, so each
+// section (model, hardware, topology, network, parallelism, training) is read once for the
+// overrides that reach into it and then taken as read. A section's reading depends on its
+// own part of the document and on nothing else but what its key names: parallelism on the
+// topology's chip count, training on the model and the chip (scenario_config.cpp's
+// read_composed). A point whose every section was read before is put together without
+// touching YAML at all; any other point is read as without the cache, and its sections kept.
+//
+// Only documents without YAML anchors take part: an alias could make one section's override
+// reach into another section (ParsedFiles::saw_anchor).
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/input_record.hpp"
+#include "config/overrides.hpp"
+#include "config/parsed_files.hpp"
+#include "runtime/scenario.hpp"
+
+namespace podsim::config {
+
+/// What a cached reading gives: the scenario, its name and the files it read.
+struct CachedReading {
+  runtime::Scenario scenario;
+  std::string name;
+  std::vector<InputRecord> inputs;
+};
+
+struct ParsedFiles::Sections {
+  /// The reading of `file` with `overrides`, when every section of it was read before (and
+  /// every override reaches into one of the six sections).
+  std::optional<CachedReading> find(const std::filesystem::path& file, const std::vector<Override>& overrides);
+  /// How many readings find() put together.
+  std::uint64_t hits() const { return hits_; }
+
+  /// Keeps the sections of `read`, the reading of `file` with `overrides`.
+  void keep(const std::filesystem::path& file, const std::vector<Override>& overrides, const CachedReading& read);
+
+ private:
+  struct Keys;
+  /// Each section's key, or nothing when an override reaches outside the six sections.
+  static std::optional<Keys> keys_of(const std::filesystem::path& file, const std::vector<Override>& overrides);
+
+  /// Past this many readings of one section (a sweep of millions of layouts), that section's
+  /// are dropped and collected again: memory stays bounded.
+  static constexpr std::size_t kMaxEntries = 1 << 16;
+  template <typename Value>
+  static void put(std::map<std::string, Value>& into, const std::string& key, const Value& value) {
+    if (into.size() >= kMaxEntries && into.count(key) == 0) into.clear();
+    into.insert_or_assign(key, value);
+  }
+
+  std::map<std::string, workload::ModelSpec> model_;
+  std::map<std::string, hardware::ChipSpec> hardware_;
+  std::map<std::string, topology::TopologySpec> topology_;
+  std::map<std::string, network::NetworkSpec> network_;
+  std::map<std::string, parallelism::ParallelSpec> parallel_;
+  std::map<std::string, parallelism::TrainingSpec> training_;
+  /// The name and the files read: what the included files and the name key decide.
+  std::map<std::string, std::pair<std::string, std::vector<InputRecord>>> top_;
+  std::uint64_t hits_ = 0;
+};
+
+}  // namespace podsim::config
