@@ -50,7 +50,9 @@ class CrossValidation {
     for (const auto& id : ids) {
       const OutcomeKey key{id, overrides.matmul, overrides.training};
       auto it = outcomes_.find(key);
-      if (it == outcomes_.end()) it = outcomes_.emplace(key, validate_row(by_id_.at(id), catalog_, overrides)).first;
+      if (it == outcomes_.end()) {
+        it = outcomes_.emplace(key, validate_row(by_id_.at(id), catalog_, overrides, &memo_)).first;
+      }
       outcomes.push_back(it->second);
     }
     return summarise(std::move(outcomes));
@@ -94,6 +96,9 @@ class CrossValidation {
   using OutcomeKey = std::tuple<std::string, std::map<std::string, double>, std::map<std::string, double>>;
   std::map<OutcomeKey, RowOutcome> outcomes_;
   std::map<std::pair<std::string, std::vector<std::string>>, double> fits_;
+  /// Communication measurements, shared by every validation: a refit changes compute
+  /// constants only, so each row's collectives are measured once, not once per constant tried.
+  runtime::CommMemo memo_;
 };
 
 std::string hardware_name(const FittedConstant& f) { return std::filesystem::path(f.file).stem().string(); }

@@ -5,7 +5,7 @@
 
 namespace podsim::validation {
 
-LayoutChoice choose_layout(const TrainingCase& c) {
+LayoutChoice choose_layout(const TrainingCase& c, runtime::CommMemo* shared) {
   LayoutChoice out;
   out.scenario = c.scenario;
   if (c.unstated.empty()) return out;
@@ -37,7 +37,8 @@ LayoutChoice choose_layout(const TrainingCase& c) {
   }
   double best_s = 0;
   std::size_t best = candidates.size();
-  runtime::CommMemo memo;
+  runtime::CommMemo own;
+  runtime::CommMemo& memo = shared != nullptr ? *shared : own;
   for (std::size_t i : pick) {
     double step_s = 0;
     try {

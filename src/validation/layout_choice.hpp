@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "runtime/comm_memo.hpp"
 #include "runtime/scenario.hpp"
 #include "validation/row_case.hpp"
 
@@ -23,7 +24,8 @@ struct LayoutChoice {
 };
 
 /// The row's scenario with its open knobs chosen (unchanged when it leaves none open).
-/// `why_none` is set and `candidates` is 0 when no layout can run at all.
-LayoutChoice choose_layout(const TrainingCase& c);
+/// `why_none` is set and `candidates` is 0 when no layout can run at all. With `memo`, the
+/// candidates' communication measurements are shared with the other simulations that use it.
+LayoutChoice choose_layout(const TrainingCase& c, runtime::CommMemo* memo = nullptr);
 
 }  // namespace podsim::validation

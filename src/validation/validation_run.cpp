@@ -79,8 +79,8 @@ namespace {
 
 /// Simulates a training row: chooses the knobs it leaves open, runs the step (or times one
 /// layer), and fills the prediction and the memory of the layout.
-void simulate_training(const TrainingCase& c, RowResult& r) {
-  const LayoutChoice choice = choose_layout(c);
+void simulate_training(const TrainingCase& c, RowResult& r, runtime::CommMemo* memo) {
+  const LayoutChoice choice = choose_layout(c, memo);
   if (!choice.why_none.empty()) throw InputError(choice.why_none);
   if (!choice.layout.empty()) {
     r.assumptions.push_back("layout chosen by the planner (fastest of " + std::to_string(choice.candidates) +
@@ -106,7 +106,8 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
     r.capacity_bytes = mem.front().capacity;
     return;
   }
-  const runtime::StepReport step = runtime::simulate_step(s, runtime::Recording::kTotals);
+  collectives::SequentialExecutor here;
+  const runtime::StepReport step = runtime::simulate_step(s, here, runtime::Recording::kTotals, memo);
   r.predicted = predict_training(c.metric, s, step);
   r.mfu = step.mfu;
   r.fits = step.fits();
@@ -123,7 +124,8 @@ void simulate_training(const TrainingCase& c, RowResult& r) {
 
 }  // namespace
 
-RowOutcome validate_row(const CsvRow& stated, const Catalog& catalog, const Overrides& overrides) {
+RowOutcome validate_row(const CsvRow& stated, const Catalog& catalog, const Overrides& overrides,
+                        runtime::CommMemo* memo) {
   RowOutcome out;
   CsvRow row = stated;
   const std::string id = row.at("id");
@@ -167,7 +169,7 @@ RowOutcome validate_row(const CsvRow& stated, const Catalog& catalog, const Over
   if (!launch.empty()) r.assumptions.insert(r.assumptions.begin(), "launch configuration: " + launch);
   try {
     if (const auto* training = std::get_if<TrainingCase>(&c.what)) {
-      simulate_training(*training, r);
+      simulate_training(*training, r, memo);
     } else {
       r.predicted = predict_collective(*metric, std::get<CollectiveCase>(c.what), r);
     }
@@ -208,7 +210,8 @@ ValidationReport summarise(std::vector<RowOutcome>&& outcomes) {
 
 ValidationReport validate(const std::vector<CsvRow>& rows, const Catalog& catalog, const Overrides& overrides) {
   std::vector<RowOutcome> outcomes;
-  for (const CsvRow& row : rows) outcomes.push_back(validate_row(row, catalog, overrides));
+  runtime::CommMemo memo;  // rows on one machine and placement measure their collectives once
+  for (const CsvRow& row : rows) outcomes.push_back(validate_row(row, catalog, overrides, &memo));
   return summarise(std::move(outcomes));
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/collective_timing.hpp"
+#include "runtime/comm_memo.hpp"
 #include "validation/row_case.hpp"
 
 namespace podsim::validation {
@@ -78,8 +79,11 @@ struct RowOutcome {
 };
 
 /// One row of validate(): what it depends on is the row, the catalog and the overrides of the
-/// row's own chip.
-RowOutcome validate_row(const CsvRow& row, const Catalog& catalog, const Overrides& overrides = {});
+/// row's own chip. With `memo`, communication measurements are shared with the other rows
+/// (and validations) that use it: they depend on the machine, network and placement alone,
+/// not on the compute constants a refit changes, and the outcome is the same either way.
+RowOutcome validate_row(const CsvRow& row, const Catalog& catalog, const Overrides& overrides = {},
+                        runtime::CommMemo* memo = nullptr);
 
 /// The report of validate() over rows validated one by one, in their order.
 ValidationReport summarise(std::vector<RowOutcome>&& outcomes);

@@ -784,5 +784,46 @@ TEST(Express, AnUnstatedScheduleIsTheDefaultUnlessTheRunOverlapsPipelineCommunic
   EXPECT_EQ(report.rows[0].scenario->parallel.schedule, parallelism::PipelineSchedule::kInterleaved);
 }
 
+TEST(Validate, RowsSharingMeasurementsPredictWhatEachRowAloneDoes) {
+  // validate and validate --cross share one CommMemo across rows and across the constants a
+  // refit tries: a communication's measurement depends on the machine, network and placement,
+  // not on compute constants. Each prediction must be the bits the row alone gives.
+  const Catalog catalog = load_catalog(PODSIM_SOURCE_DIR);
+  const auto rows = read_csv(fs::path(PODSIM_SOURCE_DIR) / "configs/validation/published.csv", published_columns());
+  std::vector<CsvRow> some;
+  for (const auto& r : rows) {
+    const std::string id = r.at("id");
+    // Two layouts on one DGX A100 (tensor and data parallel), a planner's choice on 32 nodes,
+    // and H100 FSDP on 16 and 64 nodes.
+    if (id == "kor22-t4-22B-baseline-no-recompute" || id == "mpt-7b-8-a100" || id == "mlm21-t1-05" ||
+        id == "mpt-70b-128-h100" || id == "mpt-3b-512-h100") {
+      some.push_back(r);
+    }
+  }
+  ASSERT_EQ(some.size(), 5u);
+  runtime::CommMemo memo;
+  for (const double training : {0.0, 0.8, 0.9}) {
+    Overrides o;
+    if (training > 0) {
+      o.set("training", "a100-80gb", training);
+      o.set("training", "a100-40gb", training);
+      o.set("training", "h100", training);
+    }
+    for (const auto& row : some) {
+      const RowOutcome alone = validate_row(row, catalog, o);
+      const RowOutcome shared = validate_row(row, catalog, o, &memo);
+      ASSERT_TRUE(alone.result && shared.result) << row.at("id");
+      EXPECT_EQ(shared.result->predicted, alone.result->predicted) << row.at("id") << " at " << training;
+      EXPECT_EQ(shared.result->layout, alone.result->layout) << row.at("id");
+    }
+  }
+  // The refits change the prediction: the constants do reach the rows.
+  Overrides slow;
+  slow.set("training", "h100", 0.5);
+  const auto h100 = std::find_if(some.begin(), some.end(), [](const CsvRow& r) { return r.at("id") == "mpt-3b-512-h100"; });
+  EXPECT_NE(validate_row(*h100, catalog, slow, &memo).result->predicted,
+            validate_row(*h100, catalog, {}, &memo).result->predicted);
+}
+
 }  // namespace
 }  // namespace podsim::validation
