@@ -221,7 +221,7 @@ int run(int argc, char** argv, const partition::Communicator& world) {
       ->add_flag("--cross", validate_opts.cross,
                  "Leave one source out: predict each source's rows with every end-to-end constant refitted without "
                  "them (configs/validation/fitted.csv), beside the in-sample error and one constant MFU per family "
-                 "(about two minutes on one core)")
+                 "(under a minute on one core)")
       ->excludes(explain);
   validate_cmd->add_flag("--quiet,-q", validate_opts.quiet, "--cross: no progress lines on stderr");
 

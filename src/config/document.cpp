@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "config/section_cache.hpp"
 #include "config/yaml_comments.hpp"
@@ -177,6 +178,21 @@ YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& 
     record_input(found->second.record);
   }
   return copy_with_marks(found->second.root);
+}
+
+YAML::Node load_yaml_key(const std::filesystem::path& file, const std::string& shown, const std::string& key,
+                         SourceMap& sources) {
+  ParsedFiles* files = sources.parsed_files();
+  if (files == nullptr) throw std::logic_error("load_yaml_key reads through ParsedFiles");
+  auto& by_file = files->documents().by_file;
+  auto found = by_file.find(std::make_pair(file.string(), shown));
+  if (found == by_file.end()) {
+    load_yaml_file(file, shown, sources);  // parses and keeps it, or throws
+    found = by_file.find(std::make_pair(file.string(), shown));
+  }
+  const YAML::Node& root = found->second.root;
+  const YAML::Node section = root.IsMap() ? root[key] : YAML::Node();
+  return section.IsDefined() ? copy_with_marks(section) : YAML::Node(YAML::NodeType::Null);
 }
 
 void apply_overrides(YAML::Node root, const std::vector<Override>& overrides, SourceMap& sources) {

@@ -19,6 +19,12 @@ namespace podsim::config {
 /// on failure. `shown` is the name used in messages.
 YAML::Node load_yaml_file(const std::filesystem::path& file, const std::string& shown, SourceMap& sources);
 
+/// A copy of the mapping `key` of the document `file` (parsed once through
+/// `sources.parsed_files()`, which must be set), or a null node when it has none: a section read
+/// alone (section_cache.hpp). The file is not recorded as read: the whole reading recorded it.
+YAML::Node load_yaml_key(const std::filesystem::path& file, const std::string& shown, const std::string& key,
+                         SourceMap& sources);
+
 /// How to show `file` in messages: as given, made relative to the working directory when
 /// it lies below it.
 std::string display_name(const std::filesystem::path& file);

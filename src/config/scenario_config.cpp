@@ -230,6 +230,47 @@ LoadedScenario read_scenario_file(SourceMap& sources, const std::filesystem::pat
   return read_scenario(sources, root, shown, file.parent_path(), file.stem().string(), overrides, check_layout);
 }
 
+/// Reads the sections a kept reading lacks that the scenario holds as plain mappings and whose
+/// readers take nothing from the others but the chip count — network and parallelism — alone:
+/// the file's mapping with the overrides that reach into it, as read_composed reads it. A
+/// sweep's points mostly differ in parallelism. False when the included sections or another
+/// section are not kept, or a reading alone fails: the whole document is then read, and names
+/// the error. (Training is not read alone: its reader takes the chip as the hardware file wrote
+/// it, before the training section chose the stack, which the kept readings do not keep.)
+bool read_missing_sections(const std::filesystem::path& file, const std::vector<Override>& overrides,
+                           ParsedFiles::Sections::Found& found, ParsedFiles& files) {
+  if (!found.model || !found.chip || !found.topology || !found.training || !found.top) return false;
+  SourceMap sources;
+  sources.read_through(&files);
+  const std::string shown = display_name(file);
+  sources.add_file("", shown);
+  // The document as it would be for this section: the file's own mapping, the overrides of it.
+  const auto alone = [&](const std::string& key) {
+    YAML::Node root(YAML::NodeType::Map);
+    const YAML::Node section = load_yaml_key(file, shown, key, sources);
+    if (!section.IsNull()) root[key] = section;
+    std::vector<Override> own;
+    for (const Override& o : overrides) {
+      if (o.path == key || o.path.starts_with(key + ".")) own.push_back(o);
+    }
+    apply_deep_overrides(root, own, sources);
+    return root;
+  };
+  try {
+    if (!found.network) {
+      Reader top(alone("network"), "", sources);
+      found.network = read_network_choice(top);
+    }
+    if (!found.parallel) {
+      Reader parallel = Reader(alone("parallelism"), "", sources).child("parallelism");
+      found.parallel = read_parallelism(parallel, static_cast<std::uint32_t>(topology::chip_count(*found.topology)));
+    }
+  } catch (const InputError&) {
+    return false;
+  }
+  return true;
+}
+
 /// The reading of `file` with `overrides` put together from sections read before
 /// (section_cache.hpp), with what load_scenario gives besides the scenario: what needs the
 /// document (a key's place, the resolved YAML, a layout problem's message) reads it when asked,
@@ -277,8 +318,13 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, ParsedFiles& files) {
   if (!files.saw_anchor()) {
-    if (auto cached = files.sections().find(file, overrides)) {
-      return from_sections(file, overrides, std::move(*cached), check_layout, files);
+    if (auto found = files.sections().lookup(file, overrides)) {
+      auto cached = files.sections().assemble(*found);
+      if (!cached && read_missing_sections(file, overrides, *found, files)) {
+        cached = files.sections().assemble(*found);
+        if (cached) files.sections().keep(file, overrides, *cached);
+      }
+      if (cached) return from_sections(file, overrides, std::move(*cached), check_layout, files);
     }
   }
   SourceMap sources;

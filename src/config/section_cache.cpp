@@ -50,30 +50,39 @@ std::optional<ParsedFiles::Sections::Keys> ParsedFiles::Sections::keys_of(const 
   return k;
 }
 
-std::optional<CachedReading> ParsedFiles::Sections::find(const std::filesystem::path& file,
-                                                         const std::vector<Override>& overrides) {
+namespace {
+template <typename Value>
+std::optional<Value> kept(const std::map<std::string, Value>& in, const std::string& key) {
+  const auto it = in.find(key);
+  return it == in.end() ? std::nullopt : std::optional<Value>(it->second);
+}
+}  // namespace
+
+std::optional<ParsedFiles::Sections::Found> ParsedFiles::Sections::lookup(const std::filesystem::path& file,
+                                                                         const std::vector<Override>& overrides) const {
   const auto keys = keys_of(file, overrides);
   if (!keys) return std::nullopt;
-  const auto model = model_.find(keys->model);
-  const auto hardware = hardware_.find(keys->hardware);
-  const auto topology = topology_.find(keys->topology);
-  const auto network = network_.find(keys->network);
-  const auto parallel = parallel_.find(keys->parallel);
-  const auto training = training_.find(keys->training);
-  const auto top = top_.find(keys->top);
-  if (model == model_.end() || hardware == hardware_.end() || topology == topology_.end() ||
-      network == network_.end() || parallel == parallel_.end() || training == training_.end() || top == top_.end()) {
-    return std::nullopt;
-  }
+  return Found{kept(model_, keys->model),     kept(hardware_, keys->hardware), kept(topology_, keys->topology),
+               kept(network_, keys->network), kept(parallel_, keys->parallel), kept(training_, keys->training),
+               kept(top_, keys->top)};
+}
+
+std::optional<CachedReading> ParsedFiles::Sections::assemble(const Found& f) {
+  if (!f.model || !f.chip || !f.topology || !f.network || !f.parallel || !f.training || !f.top) return std::nullopt;
   CachedReading out;
-  out.scenario = runtime::Scenario{model->second, hardware->second, topology->second,
-                                   network->second, parallel->second, training->second};
+  out.scenario = runtime::Scenario{*f.model, *f.chip, *f.topology, *f.network, *f.parallel, *f.training};
   // As read_composed finishes: the chip runs the stack the training section names.
   out.scenario.chip.stack = workload::stack_profile(out.scenario.training.stack).family;
-  out.name = top->second.first;
-  out.inputs = top->second.second;
+  out.name = f.top->first;
+  out.inputs = f.top->second;
   ++hits_;
   return out;
+}
+
+std::optional<CachedReading> ParsedFiles::Sections::find(const std::filesystem::path& file,
+                                                         const std::vector<Override>& overrides) {
+  const auto found = lookup(file, overrides);
+  return found ? assemble(*found) : std::nullopt;
 }
 
 void ParsedFiles::Sections::keep(const std::filesystem::path& file, const std::vector<Override>& overrides,

@@ -34,10 +34,24 @@ struct CachedReading {
 };
 
 struct ParsedFiles::Sections {
-  /// The reading of `file` with `overrides`, when every section of it was read before (and
-  /// every override reaches into one of the six sections).
+  /// What was kept for one reading, section by section (empty where it was not).
+  struct Found {
+    std::optional<workload::ModelSpec> model;
+    std::optional<hardware::ChipSpec> chip;
+    std::optional<topology::TopologySpec> topology;
+    std::optional<network::NetworkSpec> network;
+    std::optional<parallelism::ParallelSpec> parallel;
+    std::optional<parallelism::TrainingSpec> training;
+    std::optional<std::pair<std::string, std::vector<InputRecord>>> top;  ///< name, files read
+  };
+  /// The sections kept for the reading of `file` with `overrides`; nothing when an override
+  /// reaches outside the six sections (the reading is then never put together).
+  std::optional<Found> lookup(const std::filesystem::path& file, const std::vector<Override>& overrides) const;
+  /// The reading `found` makes, when it has every section.
+  std::optional<CachedReading> assemble(const Found& found);
+  /// lookup and assemble.
   std::optional<CachedReading> find(const std::filesystem::path& file, const std::vector<Override>& overrides);
-  /// How many readings find() put together.
+  /// How many readings assemble() put together.
   std::uint64_t hits() const { return hits_; }
 
   /// Keeps the sections of `read`, the reading of `file` with `overrides`.

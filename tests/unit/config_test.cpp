@@ -574,9 +574,12 @@ TEST_F(ConfigFiles, SectionsReadBeforeArePutTogetherAsReadingThemGives) {
     for (const char* mb : {"1", "2"}) {
       for (const char* recompute : {"none", "full"}) {
         for (const char* model : {"gpt-1.7b", "gpt-3.6b"}) {
-          points.push_back({set("parallelism.tp", tp), set("training.micro_batch", mb),
-                            set("training.recompute", recompute),
-                            set("model", (root / "configs/models" / (std::string(model) + ".yaml")).string())});
+          for (const char* network : {"analytical", "contention"}) {
+            points.push_back({set("parallelism.tp", tp), set("training.micro_batch", mb),
+                              set("training.recompute", recompute),
+                              set("model", (root / "configs/models" / (std::string(model) + ".yaml")).string()),
+                              set("network", network)});
+          }
         }
       }
     }
@@ -602,9 +605,9 @@ TEST_F(ConfigFiles, SectionsReadBeforeArePutTogetherAsReadingThemGives) {
       EXPECT_THROW(cached.again({set("model", "other.yaml")}, false), InputError);
     }
   }
-  // Every point of the second round, and most of the first (its sections repeat), were put
-  // together: 24 points, each read again with its dp.
-  EXPECT_GE(files.sections().hits(), 48u);
+  // Every point of the second round, and most of the first (its sections repeat; parallelism
+  // and network, missing, read alone), were put together: 48 points, each read again with its dp.
+  EXPECT_GE(files.sections().hits(), 96u);
   // A document with an anchor is read whole every time: an alias could tie two sections.
   write("a.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
                       "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
