@@ -500,17 +500,22 @@ TEST_F(ConfigFiles, ReadingAgainWithMoreOverridesIsLoadingWithThemAll) {
   EXPECT_THROW(files.again({set("model", "other.yaml")}, false), InputError);
 }
 
+/// A scenario on one DGX A100 node (GPT 1.7B, tp 2), the shipped files included by absolute
+/// path; `training` is its training mapping as written.
+std::string dgx_scenario(const std::string& training = "{ global_batch: 64 }") {
+  const fs::path root(PODSIM_SOURCE_DIR);
+  return "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
+         "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
+         "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
+         "\nschema_version: 1\ntraining: " + training + "\nparallelism:\n  tp: 2\n  pp: 1\n";
+}
+
 TEST_F(ConfigFiles, FilesParsedOnceGiveWhatReadingThemGivesMarksIncluded) {
   // A sweep reads its files through ParsedFiles: each is parsed once, and every later load
   // gets a copy. The copies must carry the marks (every message names line and column), and
   // a load must not see what an earlier one changed in its copy (overrides, defaults).
   const fs::path root(PODSIM_SOURCE_DIR);
-  write("m.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
-                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
-                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
-                      "\nschema_version: 1\n"
-                      "training: { global_batch: 64 }\n"
-                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  write("m.yaml", dgx_scenario());
   ParsedFiles files;
   const std::vector<std::vector<Override>> cases = {
       {set("parallelism.dp", "3")},          // refused at the file's own line for pp
@@ -562,12 +567,7 @@ TEST_F(ConfigFiles, SectionsReadBeforeArePutTogetherAsReadingThemGives) {
   // is put together from them. It must be the point read afresh, its layout refusals named at
   // the same keys, and read again with more overrides as load_scenario with all of them.
   const fs::path root(PODSIM_SOURCE_DIR);
-  write("s.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
-                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
-                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
-                      "\nschema_version: 1\n"
-                      "training: { global_batch: 64 }\n"
-                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  write("s.yaml", dgx_scenario());
   ParsedFiles files;
   std::vector<std::vector<Override>> points;
   for (const char* tp : {"1", "2", "8"}) {
@@ -609,12 +609,7 @@ TEST_F(ConfigFiles, SectionsReadBeforeArePutTogetherAsReadingThemGives) {
   // and network, missing, read alone), were put together: 48 points, each read again with its dp.
   EXPECT_GE(files.sections().hits(), 96u);
   // A document with an anchor is read whole every time: an alias could tie two sections.
-  write("a.yaml", "model: " + (root / "configs/models/gpt-1.7b.yaml").string() +
-                      "\nhardware: " + (root / "configs/hardware/a100-80gb.yaml").string() +
-                      "\ntopology: " + (root / "topologies/a100-dgx-8x8.yaml").string() +
-                      "\nschema_version: 1\n"
-                      "training: &t { global_batch: 64 }\n"
-                      "parallelism:\n  tp: 2\n  pp: 1\n");
+  write("a.yaml", dgx_scenario("&t { global_batch: 64 }"));
   ParsedFiles anchored;
   for (int round = 0; round < 2; ++round) {
     const LoadedScenario cached = load_scenario("a.yaml", points[0], false, anchored);
