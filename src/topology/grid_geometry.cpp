@@ -88,13 +88,21 @@ Coord GridGeometry::normalize(Coord c) const {
 }
 
 std::optional<std::size_t> GridGeometry::neighbor(std::size_t index, int axis, int dir) const {
-  Coord c = coord(index);
+  return neighbor(coord(index), axis, dir);
+}
+
+std::optional<std::size_t> GridGeometry::neighbor(const Coord& at, int axis, int dir) const {
+  Coord c = at;
   const auto a = static_cast<std::size_t>(axis);
   const int next = c[a] + dir;
   if (dims_[a] == 1) return std::nullopt;
   if (!wrap_[a] && (next < 0 || next >= dims_[a])) return std::nullopt;
   c[a] = next;
-  return this->index(normalize(c));
+  if (twisted_) return this->index(normalize(c));
+  // One step off a plain grid wraps within its own axis.
+  if (next < 0) c[a] += dims_[a];
+  if (next >= dims_[a]) c[a] -= dims_[a];
+  return this->index(c);
 }
 
 int GridGeometry::distance(std::size_t a, std::size_t b) const {

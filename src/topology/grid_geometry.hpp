@@ -39,6 +39,8 @@ class GridGeometry {
 
   /// Chip one step along `axis` in direction `dir` (+1 or −1); nullopt past a mesh edge.
   std::optional<std::size_t> neighbor(std::size_t index, int axis, int dir) const;
+  /// The same from the chip's coordinate `c` (coord(index)), for a walk over every chip.
+  std::optional<std::size_t> neighbor(const Coord& c, int axis, int dir) const;
 
   /// Hop count of a shortest path between two chips.
   int distance(std::size_t a, std::size_t b) const;

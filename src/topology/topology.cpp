@@ -38,6 +38,7 @@ Topology::Topology(const TopologySpec& spec)
           chips_per_group_ = chips_;
           vertices_ = chips_;
           out_.resize(vertices_);
+          links_.reserve(static_cast<std::size_t>(chips_) * static_cast<std::size_t>(grid_->rank()) * 2);
           build_grid(layout, 0, 0);
         } else if constexpr (std::is_same_v<T, MultisliceSpec>) {
           if (layout.slices < 1) throw InputError("slices must be at least 1");
@@ -49,6 +50,8 @@ Topology::Topology(const TopologySpec& spec)
           chips_ = chips_per_group_ * groups_;
           vertices_ = chips_ + 1;  // one non-blocking DCN fabric
           out_.resize(vertices_);
+          // Each chip's grid links, then its link up to the fabric and the fabric's down to it.
+          links_.reserve(static_cast<std::size_t>(chips_) * (static_cast<std::size_t>(grid_->rank()) * 2 + 2));
           for (std::uint32_t s = 0; s < groups_; ++s) {
             build_grid(layout.slice, s * chips_per_group_, s);
           }
@@ -92,9 +95,11 @@ void Topology::build_grid(const GridSpec& grid, std::uint32_t chip_offset, std::
   }
   for (std::size_t local = 0; local < g.size(); ++local) {
     const ChipId chip = chip_offset + static_cast<ChipId>(local);
+    const Coord at = g.coord(local);
+    out_[chip].reserve(rank * 2 + (layout_ == Layout::kMultislice ? 1 : 0));  // and its DCN link
     for (int a = 0; a < g.rank(); ++a) {
       for (int dir : {+1, -1}) {
-        const auto next = g.neighbor(local, a, dir);
+        const auto next = g.neighbor(at, a, dir);
         if (!next) continue;
         const LinkId id = add_link(chip, chip_offset + static_cast<ChipId>(*next), grid.link,
                                    LinkTier::kIci, a, dir);
@@ -129,6 +134,9 @@ void Topology::build_switch(const SwitchSpec& layout) {
   down_link_.resize(chips_);
   nic_up_.resize(chips_);
   nic_down_.resize(chips_);
+  // Each chip's two links up (node switch, NIC), the two down to it, a leaf's two trunks.
+  links_.reserve(static_cast<std::size_t>(chips_) * 4 + static_cast<std::size_t>(leaves_) * 2);
+  for (ChipId c = 0; c < chips_; ++c) out_[c].reserve(2);
   for (ChipId c = 0; c < chips_; ++c) {
     up_link_[c] = add_link(c, node_switch(c), layout.intra, LinkTier::kNodeSwitch, 0, +1);
     down_link_[c] = add_link(node_switch(c), c, layout.intra, LinkTier::kNodeSwitch, 0, -1);
