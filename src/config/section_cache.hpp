@@ -6,7 +6,9 @@
 // own part of the document and on nothing else but what its key names: parallelism on the
 // topology's chip count, training on the model and the chip (scenario_config.cpp's
 // read_composed). A point whose every section was read before is put together without
-// touching YAML at all; any other point is read as without the cache, and its sections kept.
+// touching YAML at all; one that lacks only its parallelism or network section reads that
+// section alone (scenario_config.cpp's read_missing_sections); any other point is read as
+// without the cache, and its sections kept.
 //
 // Only documents without YAML anchors take part: an alias could make one section's override
 // reach into another section (ParsedFiles::saw_anchor).
@@ -17,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/input_record.hpp"
