@@ -24,66 +24,54 @@ namespace {
 
 /// The keys whose value may name a file that is read in their place.
 
-/// Rethrows a layout problem at the scenario key it names.
-[[noreturn]] void relocate(const parallelism::LayoutError& e, const YAML::Node& root, const SourceMap& sources) {
-  throw InfeasibleLayout(locate_path(root, e.key(), sources) + ": " + e.key() + ": " + e.what());
-}
+/// A layout check that failed: the key it names and why. An unknown mesh axis is the file's
+/// mistake (InputError); the rest make the layout infeasible (InfeasibleLayout).
+struct LayoutProblem {
+  std::string key;
+  std::string message;
+  bool infeasible = true;
+};
 
-/// The checks that make a layout infeasible rather than the file wrong (mesh axes, the
-/// layout rules, placement on the topology), located at the keys of `root`.
-void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, SourceMap& sources) {
+/// The first check `s` fails (mesh axes, the layout rules, placement on the topology), found
+/// without the document; `files`, when given, holds the machines layouts are placed on.
+std::optional<LayoutProblem> layout_problem(const runtime::Scenario& s, ParsedFiles* files) {
   // Mesh entries must name the topology's axes.
-  if (!s.parallel.mesh.empty()) {
-    const Reader mesh = Reader(root["parallelism"], "parallelism", sources).child("mesh");
-    const std::vector<std::string> names = topology::axis_names(s.topology);
-    for (const auto& [logical, physical] : s.parallel.mesh) {
-      for (const auto& axis : physical) {
-        if (std::find(names.begin(), names.end(), axis) == names.end()) {
-          mesh.fail(logical, "unknown axis \"" + axis + "\"" + did_you_mean(axis, names) + "; " + s.topology.name +
-                                 " has axes " + join_choices(names));
-        }
-      }
-    }
-  }
-  const auto chips = static_cast<std::uint32_t>(topology::chip_count(s.topology));
-  try {
-    parallelism::check_layout(s.model, s.chip, s.parallel, s.training, chips);
-  } catch (const parallelism::LayoutError& e) {
-    relocate(e, root, sources);
-  }
-  try {
-    // A sweep's points share the machine they are checked on (ParsedFiles::topologies).
-    std::optional<topology::Topology> own;
-    ParsedFiles* files = sources.parsed_files();
-    const topology::Topology& topo = files != nullptr ? files->topologies().get(s.topology) : own.emplace(s.topology);
-    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
-  } catch (const InputError& e) {
-    const std::string key = s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh";
-    throw InfeasibleLayout(locate_path(root, key, sources) + ": " + key + ": " + e.what());
-  }
-}
-
-/// Whether `s` breaks a rule check_scenario_layout checks, found without the document (so not
-/// located): a reading put together from cached sections reads its document only then.
-bool layout_fails(const runtime::Scenario& s, ParsedFiles& files) {
-  if (!s.parallel.mesh.empty()) {
-    const std::vector<std::string> names = topology::axis_names(s.topology);
-    for (const auto& [logical, physical] : s.parallel.mesh) {
-      for (const auto& axis : physical) {
-        if (std::find(names.begin(), names.end(), axis) == names.end()) return true;
+  const std::vector<std::string> names = topology::axis_names(s.topology);
+  for (const auto& [logical, physical] : s.parallel.mesh) {
+    for (const auto& axis : physical) {
+      if (std::find(names.begin(), names.end(), axis) == names.end()) {
+        return LayoutProblem{"parallelism.mesh." + logical,
+                             "unknown axis \"" + axis + "\"" + did_you_mean(axis, names) + "; " + s.topology.name +
+                                 " has axes " + join_choices(names),
+                             false};
       }
     }
   }
   try {
     parallelism::check_layout(s.model, s.chip, s.parallel, s.training,
                               static_cast<std::uint32_t>(topology::chip_count(s.topology)));
-    const topology::DeviceMesh mesh(files.topologies().get(s.topology), parallelism::mesh_requests(s.parallel));
-  } catch (const parallelism::LayoutError&) {
-    return true;
-  } catch (const InputError&) {
-    return true;
+  } catch (const parallelism::LayoutError& e) {
+    return LayoutProblem{e.key(), e.what()};
   }
-  return false;
+  try {
+    // A sweep's points share the machine they are checked on (ParsedFiles::topologies).
+    std::optional<topology::Topology> own;
+    const topology::Topology& topo = files != nullptr ? files->topologies().get(s.topology) : own.emplace(s.topology);
+    const topology::DeviceMesh mesh(topo, parallelism::mesh_requests(s.parallel));
+  } catch (const InputError& e) {
+    return LayoutProblem{s.parallel.mesh.empty() ? "parallelism" : "parallelism.mesh", e.what()};
+  }
+  return std::nullopt;
+}
+
+/// The checks that make a layout infeasible rather than the file wrong (layout_problem),
+/// located at the keys of `root`.
+void check_scenario_layout(const runtime::Scenario& s, const YAML::Node& root, SourceMap& sources) {
+  const auto problem = layout_problem(s, sources.parsed_files());
+  if (!problem) return;
+  const std::string message = locate_path(root, problem->key, sources) + ": " + problem->key + ": " + problem->message;
+  if (problem->infeasible) throw InfeasibleLayout(message);
+  throw InputError(message);
 }
 
 /// `network: contention` → `network: {model: contention}` (a scalar is the model's name).
@@ -289,7 +277,7 @@ LoadedScenario from_sections(const std::filesystem::path& file, const std::vecto
   out.resolved_yaml = [document] { return document().resolved_yaml(); };
   out.where = [document](const std::string& key_path) { return document().where(key_path); };
   out.check_layout = [document, &files](const runtime::Scenario& scenario) {
-    if (!layout_fails(scenario, files)) return;
+    if (!layout_problem(scenario, &files)) return;
     document().check_layout(scenario);  // throws InfeasibleLayout at the key
     throw std::logic_error("podsim: a layout check found a problem that the located check did not");
   };
