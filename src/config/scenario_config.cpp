@@ -305,20 +305,21 @@ LoadedScenario load_scenario(const std::filesystem::path& file, const std::vecto
 
 LoadedScenario load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides,
                              bool check_layout, ParsedFiles& files) {
-  if (!files.saw_anchor()) {
-    if (auto found = files.sections().lookup(file, overrides)) {
-      auto cached = files.sections().assemble(*found);
-      if (!cached && read_missing_sections(file, overrides, *found, files)) {
-        cached = files.sections().assemble(*found);
-        if (cached) files.sections().keep(file, overrides, *cached);
-      }
-      if (cached) return from_sections(file, overrides, std::move(*cached), check_layout, files);
+  std::optional<ParsedFiles::Sections::Found> found;
+  if (!files.saw_anchor()) found = files.sections().lookup(file, overrides);
+  if (found) {
+    const bool read_alone = !found->complete() && read_missing_sections(file, overrides, *found, files);
+    if (found->complete()) {
+      CachedReading cached = files.sections().assemble(*found);
+      if (read_alone) files.sections().keep(*found, cached);
+      return from_sections(file, overrides, std::move(cached), check_layout, files);
     }
   }
   SourceMap sources;
   sources.read_through(&files);
   LoadedScenario out = read_scenario_file(sources, file, overrides, check_layout);
-  if (!files.saw_anchor()) files.sections().keep(file, overrides, CachedReading{out.scenario, out.name, out.inputs});
+  // Kept unless reading it parsed a file with an anchor (found was looked up before).
+  if (found && !files.saw_anchor()) files.sections().keep(*found, CachedReading{out.scenario, out.name, out.inputs});
   return out;
 }
 

@@ -23,28 +23,24 @@ int section_of(const std::string& path) {
 
 }  // namespace
 
-struct ParsedFiles::Sections::Keys {
-  std::array<std::string, 6> own;  // per section: the file and its overrides, in order
-  std::string model, hardware, topology, network, parallel, training, top;
-};
-
 std::optional<ParsedFiles::Sections::Keys> ParsedFiles::Sections::keys_of(const std::filesystem::path& file,
                                                                          const std::vector<Override>& overrides) {
-  Keys k;
-  for (auto& own : k.own) own = file.string() + '\x1e';
+  std::array<std::string, 6> own;  // per section: the file and its overrides, in order
+  for (auto& o : own) o = file.string() + '\x1e';
   for (const Override& o : overrides) {
     const int s = section_of(o.path);
     if (s < 0) return std::nullopt;  // name, description, …: read whole
     // The directory matters where the value names a file (model: other.yaml).
-    k.own[static_cast<std::size_t>(s)] += o.path + '\x1f' + o.value + '\x1f' + o.dir.string() + '\x1e';
+    own[static_cast<std::size_t>(s)] += o.path + '\x1f' + o.value + '\x1f' + o.dir.string() + '\x1e';
   }
-  k.model = k.own[0];
-  k.hardware = k.own[1];
-  k.topology = k.own[2];
-  k.network = k.own[3];
+  Keys k;
+  k.model = own[0];
+  k.hardware = own[1];
+  k.topology = own[2];
+  k.network = own[3];
   // What read_composed hands each reader besides its own part of the document.
-  k.parallel = k.own[4] + '\x1d' + k.topology;
-  k.training = k.own[5] + '\x1d' + k.model + '\x1d' + k.hardware;
+  k.parallel = own[4] + '\x1d' + k.topology;
+  k.training = own[5] + '\x1d' + k.model + '\x1d' + k.hardware;
   // The files read follow from the included ones; the name from the file (no override reaches it).
   k.top = k.model + '\x1d' + k.hardware + '\x1d' + k.topology;
   return k;
@@ -60,42 +56,42 @@ std::optional<Value> kept(const std::map<std::string, Value>& in, const std::str
 
 std::optional<ParsedFiles::Sections::Found> ParsedFiles::Sections::lookup(const std::filesystem::path& file,
                                                                          const std::vector<Override>& overrides) const {
-  const auto keys = keys_of(file, overrides);
+  auto keys = keys_of(file, overrides);
   if (!keys) return std::nullopt;
-  return Found{kept(model_, keys->model),     kept(hardware_, keys->hardware), kept(topology_, keys->topology),
-               kept(network_, keys->network), kept(parallel_, keys->parallel), kept(training_, keys->training),
-               kept(top_, keys->top)};
+  Found f;
+  f.keys = std::move(*keys);
+  const Keys& k = f.keys;
+  f.model = kept(model_, k.model);
+  f.chip = kept(hardware_, k.hardware);
+  f.topology = kept(topology_, k.topology);
+  f.network = kept(network_, k.network);
+  f.parallel = kept(parallel_, k.parallel);
+  f.training = kept(training_, k.training);
+  f.top = kept(top_, k.top);
+  return f;
 }
 
-std::optional<CachedReading> ParsedFiles::Sections::assemble(const Found& f) {
-  if (!f.model || !f.chip || !f.topology || !f.network || !f.parallel || !f.training || !f.top) return std::nullopt;
+CachedReading ParsedFiles::Sections::assemble(Found& f) {
   CachedReading out;
-  out.scenario = runtime::Scenario{*f.model, *f.chip, *f.topology, *f.network, *f.parallel, *f.training};
+  out.scenario = runtime::Scenario{std::move(*f.model),   std::move(*f.chip),     std::move(*f.topology),
+                                   std::move(*f.network), std::move(*f.parallel), std::move(*f.training)};
   // As read_composed finishes: the chip runs the stack the training section names.
   out.scenario.chip.stack = workload::stack_profile(out.scenario.training.stack).family;
-  out.name = f.top->first;
-  out.inputs = f.top->second;
+  out.name = std::move(f.top->first);
+  out.inputs = std::move(f.top->second);
   ++hits_;
   return out;
 }
 
-std::optional<CachedReading> ParsedFiles::Sections::find(const std::filesystem::path& file,
-                                                         const std::vector<Override>& overrides) {
-  const auto found = lookup(file, overrides);
-  return found ? assemble(*found) : std::nullopt;
-}
-
-void ParsedFiles::Sections::keep(const std::filesystem::path& file, const std::vector<Override>& overrides,
-                                 const CachedReading& read) {
-  const auto keys = keys_of(file, overrides);
-  if (!keys) return;
-  put(model_, keys->model, read.scenario.model);
-  put(hardware_, keys->hardware, read.scenario.chip);
-  put(topology_, keys->topology, read.scenario.topology);
-  put(network_, keys->network, read.scenario.network);
-  put(parallel_, keys->parallel, read.scenario.parallel);
-  put(training_, keys->training, read.scenario.training);
-  put(top_, keys->top, std::pair(read.name, read.inputs));
+void ParsedFiles::Sections::keep(const Found& found, const CachedReading& read) {
+  const Keys& k = found.keys;
+  put(model_, k.model, read.scenario.model);
+  put(hardware_, k.hardware, read.scenario.chip);
+  put(topology_, k.topology, read.scenario.topology);
+  put(network_, k.network, read.scenario.network);
+  put(parallel_, k.parallel, read.scenario.parallel);
+  put(training_, k.training, read.scenario.training);
+  put(top_, k.top, std::pair(read.name, read.inputs));
 }
 
 }  // namespace podsim::config

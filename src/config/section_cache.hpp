@@ -37,8 +37,16 @@ struct CachedReading {
 };
 
 struct ParsedFiles::Sections {
-  /// What was kept for one reading, section by section (empty where it was not).
+  /// Each section's key: the file, the overrides that reach into the section, and the keys of
+  /// the sections its reader takes.
+  struct Keys {
+    std::string model, hardware, topology, network, parallel, training;
+    std::string top;  ///< the name and files read: the included sections' keys
+  };
+  /// What was kept for one reading, section by section (empty where it was not), and the keys
+  /// it was looked up by.
   struct Found {
+    Keys keys;
     std::optional<workload::ModelSpec> model;
     std::optional<hardware::ChipSpec> chip;
     std::optional<topology::TopologySpec> topology;
@@ -46,32 +54,32 @@ struct ParsedFiles::Sections {
     std::optional<parallelism::ParallelSpec> parallel;
     std::optional<parallelism::TrainingSpec> training;
     std::optional<std::pair<std::string, std::vector<InputRecord>>> top;  ///< name, files read
+    bool complete() const { return model && chip && topology && network && parallel && training && top; }
   };
   /// The sections kept for the reading of `file` with `overrides`; nothing when an override
   /// reaches outside the six sections (the reading is then never put together).
   std::optional<Found> lookup(const std::filesystem::path& file, const std::vector<Override>& overrides) const;
-  /// The reading `found` makes, when it has every section.
-  std::optional<CachedReading> assemble(const Found& found);
-  /// lookup and assemble.
-  std::optional<CachedReading> find(const std::filesystem::path& file, const std::vector<Override>& overrides);
+  /// The reading a complete `found` makes, its sections moved out of it (its keys stay).
+  CachedReading assemble(Found& found);
   /// How many readings assemble() put together.
   std::uint64_t hits() const { return hits_; }
 
-  /// Keeps the sections of `read`, the reading of `file` with `overrides`.
-  void keep(const std::filesystem::path& file, const std::vector<Override>& overrides, const CachedReading& read);
+  /// Keeps the sections of `read`, the reading looked up as `found`, that were not kept.
+  void keep(const Found& found, const CachedReading& read);
 
  private:
-  struct Keys;
   /// Each section's key, or nothing when an override reaches outside the six sections.
   static std::optional<Keys> keys_of(const std::filesystem::path& file, const std::vector<Override>& overrides);
 
   /// Past this many readings of one section (a sweep of millions of layouts), that section's
-  /// are dropped and collected again: memory stays bounded.
+  /// are dropped and collected again: memory stays bounded. A key's reading never changes, so
+  /// one kept is not copied again.
   static constexpr std::size_t kMaxEntries = 1 << 16;
   template <typename Value>
   static void put(std::map<std::string, Value>& into, const std::string& key, const Value& value) {
-    if (into.size() >= kMaxEntries && into.count(key) == 0) into.clear();
-    into.insert_or_assign(key, value);
+    if (into.count(key) != 0) return;
+    if (into.size() >= kMaxEntries) into.clear();
+    into.emplace(key, value);
   }
 
   std::map<std::string, workload::ModelSpec> model_;
