@@ -138,12 +138,18 @@ const char* tp_comm_text(const runtime::Scenario& base, const Layout& l) {
   return tp_overlap_of(base, l) == parallelism::TpOverlap::kCollectiveMatmul ? "overlap" : "blocking";
 }
 
-/// The ZeRO stage, and under hybrid sharding the group it shards over: "3", "3 in 256".
-/// "1", "3 in 256"; "1 fwd" where ZeRO-1/2's updated weights are gathered in the next forward.
+/// Whether `l` shards its optimizer (ZeRO-1 or 2) and gathers the updated weights in the next
+/// forward (the setting alone means nothing to other stages).
+bool weights_in_forward(const runtime::Scenario& base, const Layout& l) {
+  return (l.zero == 1 || l.zero == 2) && param_gather_of(base, l);
+}
+
+/// The ZeRO stage, and under hybrid sharding the group it shards over: "3", "3 in 256";
+/// "1 fwd" where ZeRO-1/2's updated weights are gathered in the next forward.
 std::string zero_text(const runtime::Scenario& base, const Layout& l) {
   const int group = zero_state_group(l);
   return std::to_string(l.zero) + (l.zero >= 1 && group < l.dp ? " in " + std::to_string(group) : "") +
-         ((l.zero == 1 || l.zero == 2) && param_gather_of(base, l) ? " fwd" : "");
+         (weights_in_forward(base, l) ? " fwd" : "");
 }
 
 
@@ -270,7 +276,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
     for (std::size_t col : {8U, 11U, 12U, 13U, 14U, 15U}) t.set_align(col, output::Align::kLeft);
     const topology::Topology topo(b.topology);
     bool hybrid = false;
-    bool weights_in_forward = false;
+    bool gathered_in_forward = false;
     for (std::size_t i = 0; i < r.ranking.size() && i < q.top; ++i) {
       const std::size_t k = r.ranking[i];
       const Layout& l = r.candidates[k].layout;
@@ -282,13 +288,13 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
                  zero_text(b, l), on_off(l.sequence_parallel), parallelism::recompute_name(l.recompute),
                  tp_comm_text(b, l), l.tp > 1 ? tp_placement(topo, b, l) : "-", o.dominant_overhead()});
       hybrid = hybrid || (l.zero >= 1 && zero_state_group(l) < l.dp);
-      weights_in_forward = weights_in_forward || ((l.zero == 1 || l.zero == 2) && param_gather_of(b, l));
+      gathered_in_forward = gathered_in_forward || weights_in_forward(b, l);
     }
     out += t.render();
     out += "(step time per training step; ranked by the contention-aware network where simulated on it, then by the "
            "analytical one; MFU, memory and overhead from the same simulation)\n";
     out += tie_text(q, r) + "\n";
-    if (weights_in_forward) {
+    if (gathered_in_forward) {
       out += "(ZeRO \"1 fwd\", \"2 fwd\": the updated weights gathered layer by layer during the next step's forward, "
              "training.overlap.param_gather: Megatron-Core's --overlap-param-gather)\n";
     }
