@@ -82,14 +82,15 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
 namespace {
 
 /// `training.overlap:`, each key defaulting to what the chip's software stack does.
-parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec& chip) {
-  const parallelism::OverlapSpec d = parallelism::default_overlap(chip);
+parallelism::OverlapSpec read_overlap(Reader& training, workload::Stack stack) {
+  const parallelism::OverlapSpec d = parallelism::default_overlap(stack);
   if (!training.has("overlap")) training.set_default("overlap", "{}");
   Reader r = training.child("overlap");
-  r.allow_only({"tp", "param_gather", "fsdp_prefetch", "dp_reduce", "dp_serial", "gemm_sm_margin"});
+  r.allow_only({"tp", "param_gather", "fsdp_prefetch", "fsdp_reduce_limit", "dp_reduce", "dp_serial", "gemm_sm_margin"});
   r.set_default("tp", parallelism::tp_overlap_name(d.tp));
   r.set_default("param_gather", d.param_gather ? "true" : "false");
   r.set_default("fsdp_prefetch", std::to_string(d.fsdp_prefetch));
+  r.set_default("fsdp_reduce_limit", std::to_string(d.fsdp_reduce_limit));
   r.set_default("dp_reduce", d.dp_reduce ? "true" : "false");
   r.set_default("dp_serial", d.dp_serial ? "true" : "false");
   r.set_default("gemm_sm_margin", d.gemm_sm_margin ? "true" : "false");
@@ -97,6 +98,7 @@ parallelism::OverlapSpec read_overlap(Reader& training, const hardware::ChipSpec
   o.tp = r.choice("tp", parallelism::kTpOverlaps, parallelism::tp_overlap_name);
   o.param_gather = r.boolean("param_gather");
   o.fsdp_prefetch = static_cast<int>(r.integer("fsdp_prefetch", 0, 1 << 20));
+  o.fsdp_reduce_limit = static_cast<int>(r.integer("fsdp_reduce_limit", 0, 1 << 20));
   o.dp_reduce = r.boolean("dp_reduce");
   o.dp_serial = r.boolean("dp_serial");
   o.gemm_sm_margin = r.boolean("gemm_sm_margin");
@@ -217,7 +219,7 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   r.set_default("zero3_collectives", "flat");
   t.zero3_collectives =
       r.choice("zero3_collectives", parallelism::kZero3Collectives, parallelism::zero3_collectives_name);
-  t.overlap = read_overlap(r, chip);
+  t.overlap = read_overlap(r, t.stack);
   if (!r.has("input")) r.set_default("input", "{}");
   Reader input = r.child("input");
   input.allow_only({"samples_per_s", "prefetch"});

@@ -5,7 +5,7 @@
 
 namespace podsim::parallelism {
 
-/// The overlap a chip's software stack does by default (docs/runtime.md §4):
+/// The overlap a software stack does by default (docs/runtime.md §4), by its family:
 /// - XLA (TPUs): collective matmul on (XLA decomposes the tensor-parallel all-gather and
 ///   reduce-scatter into windowed einsums on TPU); ZeRO-3 gathers one layer ahead (its
 ///   latency-hiding scheduler overlaps a scanned layer's collectives with the layer before).
@@ -18,6 +18,7 @@ namespace podsim::parallelism {
 /// the SMs it leaves (gemm_sm_margin) on both: Transformer Engine launches the GEMMs of its
 /// overlap with an SM-count target, Megatron-Core's measured H100 runs lose no GEMM wave to
 /// their hidden data-parallel traffic, and TPUs move data with DMA engines, not cores.
-OverlapSpec default_overlap(const hardware::ChipSpec& chip);
+/// ZeRO-3's outstanding reduce-scatters are the stack's own (StackProfile::fsdp_reduce_limit).
+OverlapSpec default_overlap(workload::Stack stack);
 
 }  // namespace podsim::parallelism

@@ -115,6 +115,11 @@ struct OverlapSpec {
   /// FSDP's backward_prefetch with limit_all_gathers, XLA's latency-hiding scheduler: 1). 0: each
   /// layer gathers its parameters only when the previous one has finished.
   int fsdp_prefetch = 1;
+  /// ZeRO-3: how many gradient reduce-scatters may be outstanding when the backward issues the
+  /// next: before it does, the compute stream waits for the one fsdp_reduce_limit back (XLA's
+  /// latency-hiding scheduler, FSDP2: 1; workload/stack_profile.cpp). 0: no limit, they queue
+  /// behind the compute and the step's end waits for them (PyTorch FSDP1).
+  int fsdp_reduce_limit = 0;
   /// Reduce gradient buckets while the backward runs, each when its last gradient is final
   /// (DDP, Megatron-LM's --overlap-grad-reduce); off: all after the backward.
   bool dp_reduce = true;

@@ -307,13 +307,15 @@ class StageBuilder {
   /// `dep` has finished. Under hybrid sharding the replicas then all-reduce the shard the
   /// reduce-scatter left on each chip (PyTorch FSDP's HYBRID_SHARD: reduce-scatter in the
   /// shard group, all-reduce in the replicate group, in one post-backward hook).
-  void reduce(CommOp op, double params, std::uint32_t dep) {
+  /// Returns the reduction's task (not the replicas' all-reduce).
+  std::uint32_t reduce(CommOp op, double params, std::uint32_t dep) {
     const std::uint32_t r = p_.add(collective(Stream::kDpReduce, CommAxis::kDp, op, params * c_.reduce_bytes), {dep});
     reductions_.push_back(r);
-    if (!hybrid_shard(c_.parallel)) return;
+    if (!hybrid_shard(c_.parallel)) return r;
     const double shard = params / zero_shard(c_.parallel);
     reductions_.push_back(
         p_.add(collective(Stream::kDpReduce, CommAxis::kDpReplica, CommOp::kAllReduce, shard * c_.reduce_bytes), {r}));
+    return r;
   }
 
   /// Gradients of block `b` became final at task `last_`.
@@ -324,8 +326,17 @@ class StageBuilder {
       return;
     }
     if (zero3()) {
-      // FSDP reduce-scatters every microbatch's gradients as they come.
-      reduce(CommOp::kReduceScatter, params, last_);
+      // FSDP reduce-scatters every microbatch's gradients as they come; where the stack lets
+      // only fsdp_reduce_limit of them be outstanding, the compute stream first waits for the
+      // one that many back (XLA's overlap limit, FSDP2's wait on the previous one's event).
+      const auto limit = static_cast<std::size_t>(c_.training.overlap.fsdp_reduce_limit);
+      if (limit > 0 && scattered_.size() >= limit) {
+        Task wait;
+        wait.kind = TaskKind::kWait;
+        wait.axis = CommAxis::kDp;
+        last_ = p_.add(wait, {scattered_[scattered_.size() - limit]});
+      }
+      scattered_.push_back(reduce(CommOp::kReduceScatter, params, last_));
       return;
     }
     // ZeRO-2 keeps only its shard of the gradients, so every microbatch's gradients are
@@ -479,6 +490,7 @@ class StageBuilder {
   std::vector<std::pair<double, std::uint32_t>> ready_grads_;
   std::vector<std::uint32_t> reductions_;
   std::vector<std::uint32_t> gathered_;
+  std::vector<std::uint32_t> scattered_;  // ZeRO-3's gradient reduce-scatters, in order
 };
 
 }  // namespace

@@ -516,7 +516,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
   // to issue kernels, and the defaults below.
   t.stack = stack_of(row).value_or(workload::default_stack(s.chip.stack));
   t.host = workload::stack_profile(t.stack).host;
-  t.overlap = parallelism::default_overlap(s.chip);  // what the system that ran the row does by default
+  t.overlap = parallelism::default_overlap(t.stack);  // what the system that ran the row does by default
   // Megatron-LM all-reduces the gradients after the whole backward unless told otherwise: its
   // default --DDP-impl local (LocalDDP.allreduce_gradients() in train_step, 2021-22), later
   // Megatron-core's DDP without --overlap-grad-reduce; DeepSpeed's pipeline engine, under

@@ -35,6 +35,16 @@
 // - maxtext: XLA: a compiled program (no host cost per op), its fused cross entropy,
 //   collective matmul and concurrent data-parallel streams (parallelism::default_overlap), the
 //   JAX remat policies; attention as the scenario says (MaxText's `attention` setting).
+// - ZeRO-3's gradient reduce-scatters (fsdp_reduce_limit): XLA's latency-hiding scheduler lets
+//   one reduce-scatter be in flight at a time (SchedulerConfig::reduce_scatter_overlap_limit = 1,
+//   xla/service/latency_hiding_scheduler.h), so the program's next reduce-scatter starts only
+//   after the previous one's done, which the TensorCore's one instruction stream waits at; FSDP2
+//   makes the compute stream wait for the previous reduce-scatter's event before it issues the
+//   next (FSDPParamGroup.post_backward, torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py,
+//   "reduce_scatter_state"). Both: 1. PyTorch FSDP1 (Composer) issues each on its post-backward
+//   stream and nothing waits for it before the step's end (_post_backward_hook in
+//   torch/distributed/fsdp/_runtime_utils.py); its one NCCL communicator serializes them with the
+//   gathers instead (overlap.dp_serial). Megatron and DeepSpeed: 0 as well.
 #include "workload/stack_profile.hpp"
 
 
@@ -46,9 +56,9 @@ constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "dee
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
 
 StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul,
-                 bool param_gather_overlap = false) {
+                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0) {
   return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
-                      collective_matmul, param_gather_overlap};
+                      collective_matmul, param_gather_overlap, fsdp_reduce_limit};
 }
 
 }  // namespace
@@ -76,8 +86,8 @@ const StackProfile& stack_profile(Stack s) {
       gpu(true, LossKernel::kMegatron, false, true, true),  // megatron-core
       gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
       gpu(false, LossKernel::kFused, true, false),      // pytorch-fsdp
-      gpu(true, LossKernel::kPyTorch, true, true),      // torchtitan
-      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true, false},  // maxtext
+      gpu(true, LossKernel::kPyTorch, true, true, false, 1),  // torchtitan
+      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true, false, 1},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];
 }

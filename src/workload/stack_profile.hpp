@@ -46,6 +46,9 @@ struct StackProfile {
   /// step's end (training.overlap.param_gather): Megatron-Core's distributed optimizer with
   /// --overlap-param-gather. Off by default there as here; the planner searches both.
   bool param_gather_overlap = false;
+  /// ZeRO-3: how many gradient reduce-scatters may be outstanding when the next is issued
+  /// (training.overlap.fsdp_reduce_limit; 0: no limit). Cited in stack_profile.cpp.
+  int fsdp_reduce_limit = 0;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

@@ -111,12 +111,15 @@ TEST(CollectiveMatmul, LeavesAnAllReducesGatherHalfExposed) {
 }
 
 TEST(CollectiveMatmul, IsTheDefaultOnXlaAndNotOnMegatron) {
-  hardware::ChipSpec tpu = chip();
-  tpu.stack = hardware::SoftwareStack::kXla;
-  EXPECT_EQ(parallelism::default_overlap(tpu).tp, TpOverlap::kCollectiveMatmul);
-  EXPECT_EQ(parallelism::default_overlap(chip()).tp, TpOverlap::kNone);
-  EXPECT_FALSE(parallelism::default_overlap(tpu).param_gather);
-  EXPECT_EQ(parallelism::default_overlap(tpu).fsdp_prefetch, 1);
+  const auto xla = parallelism::default_overlap(workload::Stack::kMaxText);
+  EXPECT_EQ(xla.tp, TpOverlap::kCollectiveMatmul);
+  EXPECT_EQ(parallelism::default_overlap(workload::Stack::kMegatronLm).tp, TpOverlap::kNone);
+  EXPECT_FALSE(xla.param_gather);
+  EXPECT_EQ(xla.fsdp_prefetch, 1);
+  // One reduce-scatter outstanding under XLA and FSDP2; none waited for under FSDP1.
+  EXPECT_EQ(xla.fsdp_reduce_limit, 1);
+  EXPECT_EQ(parallelism::default_overlap(workload::Stack::kTorchtitan).fsdp_reduce_limit, 1);
+  EXPECT_EQ(parallelism::default_overlap(workload::Stack::kPytorchFsdp).fsdp_reduce_limit, 0);
 }
 
 TEST(ParamGatherOverlap, HidesTheZero1GatherBehindTheNextForward) {
@@ -193,6 +196,58 @@ TEST(FsdpPrefetch, ZeroExposesEveryGatherAndDeeperPrefetchHoldsMoreLayers) {
   t.overlap.fsdp_prefetch = 3;
   const auto mem_three = memory::stage_memory(model, chip(), par, t);
   EXPECT_DOUBLE_EQ(mem_three[0].temporary - mem_one[0].temporary, 2 * layer_bytes);
+}
+
+TEST(FsdpReduceLimit, TheComputeWaitsForTheReduceScatterThatManyBack) {
+  // ZeRO-3 whose reduce-scatters take far longer than a layer's backward (fp32 reductions on a
+  // slow network, no link sharing). With no limit they queue behind the compute, which runs
+  // the backward straight through and waits for the queue at the step's end (PyTorch FSDP1).
+  // With a limit of n (XLA's reduce_scatter_overlap_limit, FSDP2: 1), the compute waits for
+  // reduce-scatter j − n before it issues reduce-scatter j: nothing computed after j's issue
+  // starts before j − n has finished, so the queue never holds more than n + 1.
+  ClosedFormComm comm(1'000'000, 20e9);
+  const auto model = uniform_model(6);
+  const ParallelSpec par = zero3(4);
+  TrainingSpec t;
+  t.global_batch = 8;  // two microbatches: the limit holds across them
+  t.precision.reduce = hardware::DType::kFp32;
+  // Compute tasks issued after reduce-scatter j (program order) that start before reduce-scatter
+  // j − n ends, with the limit set to `limit`; and the step, which must still add up.
+  auto runs_ahead = [&](int limit, int n) {
+    t.overlap.fsdp_reduce_limit = limit;
+    const auto plan = parallelism::build_step(model, chip(), par, t);
+    runtime::InputPipeline input(t.input, t.micro_batch);
+    const auto r = runtime::execute_step(plan, comm, input, runtime::Recording::kTimeline);
+    expect_exact_partition(r);
+    const auto& tasks = plan.stages[0].tasks;
+    std::vector<SimTime> start(tasks.size(), -1), end(tasks.size(), -1);
+    for (const auto& span : r.timeline) {
+      if (span.stage == 0 && span.task != runtime::kNoTask) {
+        start[span.task] = span.start_ps;
+        end[span.task] = span.end_ps;
+      }
+    }
+    std::vector<std::uint32_t> scatters;
+    for (std::uint32_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].stream == parallelism::Stream::kDpReduce && tasks[i].op == parallelism::CommOp::kReduceScatter) {
+        scatters.push_back(i);
+      }
+    }
+    EXPECT_GE(scatters.size(), 12U);  // every layer's, both microbatches
+    int ahead = 0;
+    for (std::size_t j = static_cast<std::size_t>(n); j < scatters.size(); ++j) {
+      const SimTime done = end[scatters[j - static_cast<std::size_t>(n)]];
+      for (std::uint32_t i = scatters[j] + 1; i < tasks.size(); ++i) {
+        const bool computes = tasks[i].kind == parallelism::TaskKind::kCompute && tasks[i].stream == parallelism::Stream::kCompute;
+        if (computes && start[i] >= 0 && start[i] < done) ++ahead;
+      }
+    }
+    return ahead;
+  };
+  EXPECT_GT(runs_ahead(0, 1), 0);  // the premise: unlimited, the backward runs ahead of the queue
+  EXPECT_EQ(runs_ahead(1, 1), 0);
+  EXPECT_GT(runs_ahead(2, 1), 0);  // two outstanding: the compute may run one further
+  EXPECT_EQ(runs_ahead(2, 2), 0);
 }
 
 TEST(DpSerial, RunsTheGathersAndReductionsOfOneCommunicatorOneAtATime) {
