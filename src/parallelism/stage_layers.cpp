@@ -124,12 +124,19 @@ std::vector<int> virtual_stage_layers(const workload::ModelSpec& m, const Parall
                           " × " + n(p.virtual_stages) + ") equal chunks, even with the embedding and loss counted as "
                           "layers; give parallelism.stage_layers to place them yourself");
   }
+  // Split with the embedding and the loss counted as layers, a chunk may hold nothing else:
+  // Megatron-Core runs that only when asked (Llama 3 405B's 126 layers over 16 × 8 chunks).
+  const bool accounted_split = !out.empty();
   if (out.empty()) out = stages == 1 ? std::vector<int>{m.layers} : balanced(m, p);
   if (*std::min_element(out.begin(), out.end()) < 1) {
     throw LayoutError(p.virtual_stages > 1 ? "parallelism.virtual_stages" : "parallelism.pp",
                       "pp × virtual_stages (" + n(p.pp) + " × " + n(p.virtual_stages) + " = " + n(stages) +
                           ") leaves a stage without a layer of the model's " + n(m.layers) +
-                          "; give parallelism.stage_layers to place them yourself");
+                          "; give parallelism.stage_layers to place them yourself" +
+                          (accounted_split ? std::string(", or set parallelism.account_for_embedding and "
+                                                         "account_for_loss to give the embedding and the loss a "
+                                                         "chunk of their own")
+                                           : std::string()));
   }
   return out;
 }
