@@ -16,8 +16,9 @@ hardware::DType read_dtype(const Reader& r, const std::string& key) {
 }  // namespace
 
 parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
-  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "zero", "zero_group", "sequence_parallel", "mesh",
-                "stage_layers", "first_stage_layers", "last_stage_layers", "account_for_embedding", "account_for_loss"});
+  r.allow_only({"dp", "tp", "pp", "schedule", "virtual_stages", "microbatch_group", "zero", "zero_group",
+                "sequence_parallel", "mesh", "stage_layers", "first_stage_layers", "last_stage_layers",
+                "account_for_embedding", "account_for_loss"});
   parallelism::ParallelSpec p;
   r.set_default("tp", "1");
   r.set_default("pp", "1");
@@ -44,6 +45,11 @@ parallelism::ParallelSpec read_parallelism(Reader& r, std::uint32_t chips) {
   p.schedule = r.choice("schedule", parallelism::kSchedules, parallelism::schedule_name);
   r.set_default("virtual_stages", "1");
   p.virtual_stages = static_cast<int>(r.integer("virtual_stages", 1, 1024));
+  // Not given: pp, whatever pp a sweep or the planner gives the scenario (as zero_group).
+  if (r.has("microbatch_group")) {
+    p.microbatch_group = static_cast<int>(r.integer("microbatch_group", 1, 1 << 20));
+    if (p.microbatch_group == p.pp) p.microbatch_group = 0;
+  }
   r.set_default("zero", "0");
   p.zero = static_cast<int>(r.integer("zero", 0, 3));
   // Hybrid sharding: ZeRO groups of zero_group replicas. Not given (or dp): one group of all

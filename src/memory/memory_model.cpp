@@ -71,8 +71,9 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
 
     std::vector<parallelism::PipelineAction> own;
     const std::vector<parallelism::PipelineAction>& order =
-        orders != nullptr ? orders->of(p.schedule, p.pp, p.virtual_stages, m_micro, stage)
-                          : (own = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage));
+        orders != nullptr
+            ? orders->of(p.schedule, p.pp, p.virtual_stages, m_micro, stage, p.microbatch_group)
+            : (own = parallelism::stage_schedule(p.schedule, p.pp, p.virtual_stages, m_micro, stage, p.microbatch_group));
     std::vector<double> kept(static_cast<std::size_t>(p.virtual_stages)), host(kept.size());
     bool offloads = false;
     int layers = 0;

@@ -56,6 +56,7 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
       << " × pp " << p.pp;
   if (p.virtual_stages > 1) out << " × v " << p.virtual_stages;
   out << " · " << parallelism::schedule_label(p);
+  if (p.microbatch_group > 0) out << " in microbatch groups of " << p.microbatch_group;
   if (p.zero > 0) out << " · ZeRO-" << p.zero;
   if (parallelism::hybrid_shard(p)) out << " in groups of " << parallelism::zero_shard(p);
   if (p.zero == 3 && s.training.zero3_collectives == parallelism::Zero3Collectives::kPerTensor) out << " per tensor";

@@ -56,9 +56,38 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   }
   virtual_stage_layers(m, p);  // throws when the layers cannot be placed on the stages
   const int mb = microbatches(p, t);
-  if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
-    throw LayoutError("training.global_batch", "the interleaved schedule needs the microbatches per step (" + n(mb) +
-                                                   ") to be a multiple of pp (" + n(p.pp) + ")");
+  if (p.microbatch_group > 0) {
+    // Megatron-Core's checks (schedules.py, forward_backward_pipelining_with_interleaving). Below
+    // pp its warm-up ((pp − rank − 1)·2 + (v − 1)·N forwards) would wait on the first stage for
+    // an input the last stage sends only after a backward that needs the first stage's: a
+    // deadlock, which is why Megatron-Core refuses it. (The Llama 3 paper's own schedule runs
+    // N < pp, §3.3.2, with a warm-up it does not give.)
+    if (p.schedule != PipelineSchedule::kInterleaved) {
+      throw LayoutError("parallelism.microbatch_group", "microbatch_group groups the interleaved schedule's microbatches; "
+                                                        "set schedule: interleaved");
+    }
+    if (p.microbatch_group < p.pp || p.microbatch_group > mb) {
+      throw LayoutError("parallelism.microbatch_group",
+                        "a group of " + n(p.microbatch_group) + " microbatches is outside [pp, microbatches per step] = [" +
+                            n(p.pp) + ", " + n(mb) + "], the range Megatron-Core's interleaved schedule runs");
+    }
+    const int rest = mb % p.microbatch_group;
+    if (rest > 0 && rest < p.pp) {
+      throw LayoutError("parallelism.microbatch_group",
+                        "the last group would hold " + n(rest) + " of the step's " + n(mb) +
+                            " microbatches, fewer than pp (" + n(p.pp) +
+                            "): Megatron-Core refuses it (dependency bubbles); choose a group that divides " + n(mb));
+    }
+  } else if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
+    // The smallest group Megatron-Core would run these microbatches in, if any.
+    int group = p.pp;
+    while (group <= mb && mb % group != 0 && mb % group < p.pp) ++group;
+    throw LayoutError("training.global_batch",
+                      "the interleaved schedule needs the microbatches per step (" + n(mb) + ") to be a multiple of pp (" +
+                          n(p.pp) + ")" +
+                          (group <= mb ? "; or set parallelism.microbatch_group: " + n(group) +
+                                             " (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)"
+                                       : std::string()));
   }
   if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
   if (p.zero == 2 && p.pp > 1 && !workload::stack_profile(t.stack).zero2_with_pipeline) {

@@ -35,6 +35,10 @@ struct ParallelSpec {
   int pp = 1;
   PipelineSchedule schedule = PipelineSchedule::kOneFOneB;
   int virtual_stages = 1;  ///< model chunks per stage (interleaved 1F1B)
+  /// Interleaved 1F1B: microbatches run through a chunk together before the next chunk (N,
+  /// Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage; the Llama 3 paper's
+  /// tunable N). 0: pp, Megatron-LM's fixed grouping.
+  int microbatch_group = 0;
   int zero = 0;            ///< ZeRO stage 0..3 (3 = FSDP)
   /// Hybrid sharding: the data-parallel replicas one ZeRO group shards weights, gradients and
   /// optimizer state over; the dp / zero_group groups keep replicas of it and all-reduce their

@@ -6,19 +6,26 @@ namespace podsim::parallelism {
 
 namespace {
 
-/// Megatron-LM's mapping of the k-th forward (or backward) of an interleaved stage to
-/// (microbatch, chunk).
-PipelineAction interleaved_action(int k, bool forward, int pp, int v) {
-  const int group = k / (pp * v);
-  const int in_group = k % (pp * v);
-  int chunk = in_group / pp;
-  if (!forward) chunk = v - 1 - chunk;
-  return PipelineAction{forward, group * pp + in_group % pp, chunk};
+/// Megatron-Core's schedule table: the k-th forward of an interleaved stage runs entry k,
+/// (microbatch, chunk); its k-th backward entry k with the chunk reversed. Microbatches go in
+/// groups of `group`, each through every chunk in turn; the last group holds the rest.
+std::vector<PipelineAction> interleaved_table(int m, int v, int group) {
+  std::vector<PipelineAction> table;
+  table.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(v));
+  for (int first = 0; first < m; first += group) {
+    const int end = first + group >= m ? m : first + group;
+    for (int chunk = 0; chunk < v; ++chunk) {
+      for (int mb = first; mb < end; ++mb) table.push_back(PipelineAction{true, mb, chunk});
+    }
+  }
+  return table;
 }
+
+PipelineAction backward_of(PipelineAction a, int v) { return PipelineAction{false, a.microbatch, v - 1 - a.chunk}; }
 
 }  // namespace
 
-std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int v, int m, int stage) {
+std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int v, int m, int stage, int group) {
   std::vector<PipelineAction> order;
   if (schedule == PipelineSchedule::kGPipe) {
     for (int i = 0; i < m; ++i) order.push_back({true, i, 0});
@@ -37,16 +44,19 @@ std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, in
     while (next_backward < m) order.push_back({false, next_backward++, 0});
     return order;
   }
+  const int n = group > 0 ? group : pp;
+  const std::vector<PipelineAction> table = interleaved_table(m, v, n);
   const int total = m * v;
-  const int warmup = std::min((pp - stage - 1) * 2 + (v - 1) * pp, total);
+  const int warmup = std::min((pp - stage - 1) * 2 + (v - 1) * n, total);
   int f = 0;
   int b = 0;
-  for (; f < warmup; ++f) order.push_back(interleaved_action(f, true, pp, v));
+  const auto at = [&](int k) { return table[static_cast<std::size_t>(k)]; };
+  for (; f < warmup; ++f) order.push_back(at(f));
   while (f < total) {
-    order.push_back(interleaved_action(f++, true, pp, v));
-    order.push_back(interleaved_action(b++, false, pp, v));
+    order.push_back(at(f++));
+    order.push_back(backward_of(at(b++), v));
   }
-  while (b < total) order.push_back(interleaved_action(b++, false, pp, v));
+  while (b < total) order.push_back(backward_of(at(b++), v));
   return order;
 }
 
@@ -61,9 +71,9 @@ int peak_in_flight(const std::vector<PipelineAction>& order) {
 }
 
 const std::vector<PipelineAction>& PipelineOrders::of(PipelineSchedule schedule, int pp, int virtual_stages,
-                                                     int microbatches, int stage) {
-  auto [it, fresh] = kept_.try_emplace({schedule, pp, virtual_stages, microbatches, stage});
-  if (fresh) it->second = stage_schedule(schedule, pp, virtual_stages, microbatches, stage);
+                                                     int microbatches, int stage, int group) {
+  auto [it, fresh] = kept_.try_emplace({schedule, pp, virtual_stages, microbatches, stage, group});
+  if (fresh) it->second = stage_schedule(schedule, pp, virtual_stages, microbatches, stage, group);
   return it->second;
 }
 

@@ -21,21 +21,24 @@ struct PipelineAction {
 ///
 /// GPipe: every forward, then every backward. 1F1B (PipeDream-flush): pp − stage − 1
 /// warm-up forwards, then one forward and one backward alternately, then the remaining
-/// backwards. Interleaved 1F1B (Megatron-LM): microbatches in groups of pp over v
-/// chunks, (pp − stage − 1)·2 + (v − 1)·pp warm-up forwards; needs m a multiple of pp.
+/// backwards. Interleaved 1F1B (Megatron-Core): microbatches in groups of N (`group`; 0: pp,
+/// Megatron-LM's fixed grouping), each group run through chunk 0, then chunk 1, …, the last
+/// group holding what is left; (pp − stage − 1)·2 + (v − 1)·N warm-up forwards; backwards in
+/// the same order with the chunks reversed (schedules.py: get_schedule_table and
+/// get_pp_rank_microbatches, ModelParallelConfig.microbatch_group_size_per_vp_stage).
 /// Nothing here says when an action runs: that comes out of the simulation.
 std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int virtual_stages,
-                                           int microbatches, int stage);
+                                           int microbatches, int stage, int group);
 
 /// stage_schedule's orders, each built once: the planner's memory checks ask for the same few
 /// pipelines for thousands of layouts.
 class PipelineOrders {
  public:
   const std::vector<PipelineAction>& of(PipelineSchedule schedule, int pp, int virtual_stages, int microbatches,
-                                        int stage);
+                                        int stage, int group);
 
  private:
-  std::map<std::tuple<PipelineSchedule, int, int, int, int>, std::vector<PipelineAction>> kept_;
+  std::map<std::tuple<PipelineSchedule, int, int, int, int, int>, std::vector<PipelineAction>> kept_;
 };
 
 /// Most microbatch-chunks whose forward has run and backward has not, at any point of the

@@ -116,7 +116,7 @@ class StageBuilder {
 
   StageProgram build(ComputeRuns runs) {
     const auto order = stage_schedule(c_.parallel.schedule, c_.parallel.pp, c_.parallel.virtual_stages,
-                                      c_.microbatches, stage_);
+                                      c_.microbatches, stage_, c_.parallel.microbatch_group);
     reserve(order.size());
     final_backward_.assign(static_cast<std::size_t>(c_.parallel.virtual_stages), -1);
     for (std::size_t i = 0; i < order.size(); ++i) {

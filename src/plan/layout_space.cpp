@@ -224,6 +224,7 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.parallel.pp = l.pp;
   s.parallel.schedule = l.schedule;
   s.parallel.virtual_stages = l.virtual_stages;
+  s.parallel.microbatch_group = 0;  // Megatron's grouping of pp: the planner does not search N
   s.parallel.zero = l.zero;
   s.parallel.zero_group = l.zero_group;
   s.parallel.sequence_parallel = l.sequence_parallel;

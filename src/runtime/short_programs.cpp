@@ -10,6 +10,9 @@ int held_microbatches(const parallelism::ParallelSpec& parallel, int microbatche
   // its state repeats (docs/sweep.md, "Speed"): short programs would end first, and the step be
   // built again.
   if (parallel.zero == 3 && parallel.pp > 1) return microbatches;
+  // Groups of other than pp microbatches (microbatch_group): their last group may be short,
+  // so the drain is not the step's with fewer periods.
+  if (parallel.microbatch_group > 0) return microbatches;
   const bool interleaved = parallel.schedule == PipelineSchedule::kInterleaved && parallel.virtual_stages > 1;
   const int unit = interleaved ? 2 * parallel.pp : 4;
   // The warm-up (up to 2·pp·v microbatches on an interleaved pipeline's first stage) and one

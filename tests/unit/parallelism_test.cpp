@@ -112,10 +112,59 @@ TEST(StageLayers, ProgramsParametersAndTheBubbleFollowTheCounts) {
   EXPECT_EQ(plan.stages.size(), 4u);
 }
 
+TEST(Schedules, InterleavedGroupsRunAsMegatronCoreDocumentsThem) {
+  // ModelParallelConfig.microbatch_group_size_per_vp_stage's docstring, PP = 2, VP = 2: with N = 2
+  // and 4 microbatches, "rank 0 | 0 1 0 1 2 3 2 3"; with N = 3 and 5, "rank 0 | 0 1 2 0 1 2 3 4 3 4".
+  const auto forwards = [](int m, int n, int stage) {
+    std::vector<std::pair<int, int>> out;  // (microbatch, chunk)
+    for (const auto& a : stage_schedule(PipelineSchedule::kInterleaved, 2, 2, m, stage, n)) {
+      if (a.forward) out.emplace_back(a.microbatch, a.chunk);
+    }
+    return out;
+  };
+  using P = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(forwards(4, 2, 0), (P{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 0}, {3, 0}, {2, 1}, {3, 1}}));
+  EXPECT_EQ(forwards(5, 3, 0), (P{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 0}, {4, 0}, {3, 1}, {4, 1}}));
+  EXPECT_EQ(forwards(5, 3, 1), forwards(5, 3, 0));  // every rank runs the table in the same order
+  // Backwards follow the same table with the chunks reversed; warm-up (pp − rank − 1)·2 + (v − 1)·N.
+  const auto order = stage_schedule(PipelineSchedule::kInterleaved, 2, 2, 5, 0, 3);
+  const auto first_backward = std::find_if(order.begin(), order.end(), [](const PipelineAction& a) { return !a.forward; });
+  EXPECT_EQ(first_backward - order.begin(), (2 - 0 - 1) * 2 + (2 - 1) * 3 + 1);
+  EXPECT_EQ(first_backward->microbatch, 0);
+  EXPECT_EQ(first_backward->chunk, 1);
+}
+
+TEST(Schedules, AGroupOfPpIsMegatronLmsInterleaving) {
+  // Group 0 (not given) and a group of pp are Megatron-LM's fixed grouping: the k-th forward runs
+  // microbatch ⌊k / (pp·v)⌋·pp + k mod pp through chunk ⌊(k mod pp·v) / pp⌋.
+  for (int pp : {2, 4, 8}) {
+    for (int v : {2, 3, 4}) {
+      for (int m = pp; m <= 4 * pp; m += pp) {
+        for (int stage = 0; stage < pp; ++stage) {
+          const auto given = stage_schedule(PipelineSchedule::kInterleaved, pp, v, m, stage, pp);
+          const auto order = stage_schedule(PipelineSchedule::kInterleaved, pp, v, m, stage, 0);
+          ASSERT_EQ(given.size(), order.size());
+          int f = 0;
+          for (std::size_t i = 0; i < order.size(); ++i) {
+            EXPECT_EQ(order[i].forward, given[i].forward);
+            EXPECT_EQ(order[i].microbatch, given[i].microbatch);
+            EXPECT_EQ(order[i].chunk, given[i].chunk);
+            if (!order[i].forward) continue;
+            const int in_group = f % (pp * v);
+            EXPECT_EQ(order[i].microbatch, f / (pp * v) * pp + in_group % pp) << "pp " << pp << " v " << v << " k " << f;
+            EXPECT_EQ(order[i].chunk, in_group / pp);
+            ++f;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Schedules, PeakLiveWeighsChunks) {
   // Interleaved 1F1B, pp 2, v 2, 4 microbatches: stage 0 holds up to (v + 1)·p − 1 = 5
   // microbatch-chunks at once; with chunk weights 1 and 10, the peak mixes them.
-  const auto order = stage_schedule(PipelineSchedule::kInterleaved, 2, 2, 4, 0);
+  const auto order = stage_schedule(PipelineSchedule::kInterleaved, 2, 2, 4, 0, 0);
   EXPECT_EQ(peak_in_flight(order), 5);
   EXPECT_DOUBLE_EQ(peak_live(order, {1.0, 1.0}), 5.0);
   EXPECT_GT(peak_live(order, {1.0, 10.0}), 5.0);
@@ -331,7 +380,7 @@ TEST(Schedules, EveryStageStartsWithItsFirstChunksForwardAndEndsWithItsBackward)
     for (int pp : {1, 2, 4, 8}) {
       for (int m : {8, 16, 32}) {
         for (int stage = 0; stage < pp; ++stage) {
-          const auto order = stage_schedule(schedule, pp, v, m, stage);
+          const auto order = stage_schedule(schedule, pp, v, m, stage, 0);
           ASSERT_FALSE(order.empty());
           EXPECT_TRUE(order.front().forward && order.front().chunk == 0 && order.front().microbatch == 0);
           const auto last = std::find_if(order.rbegin(), order.rend(), [](const PipelineAction& a) { return !a.forward; });
