@@ -66,6 +66,12 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
       throw LayoutError("parallelism.microbatch_group", "microbatch_group groups the interleaved schedule's microbatches; "
                                                         "set schedule: interleaved");
     }
+    if (!workload::stack_profile(t.stack).microbatch_groups) {
+      throw LayoutError("parallelism.microbatch_group",
+                        std::string(workload::stack_name(t.stack)) +
+                            " groups the interleaved schedule's microbatches by pp; Megatron-Core runs other groups "
+                            "(--microbatch-group-size-per-virtual-pipeline-stage): set training.stack: megatron-core");
+    }
     if (p.microbatch_group < p.pp || p.microbatch_group > mb) {
       throw LayoutError("parallelism.microbatch_group",
                         "a group of " + n(p.microbatch_group) + " microbatches is outside [pp, microbatches per step] = [" +
@@ -80,14 +86,17 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
     }
   } else if (p.schedule == PipelineSchedule::kInterleaved && p.pp > 1 && mb % p.pp != 0) {
     // The smallest group Megatron-Core would run these microbatches in, if any.
-    int group = p.pp;
-    while (group <= mb && mb % group != 0 && mb % group < p.pp) ++group;
-    throw LayoutError("training.global_batch",
-                      "the interleaved schedule needs the microbatches per step (" + n(mb) + ") to be a multiple of pp (" +
-                          n(p.pp) + ")" +
-                          (group <= mb ? "; or set parallelism.microbatch_group: " + n(group) +
-                                             " (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)"
-                                       : std::string()));
+    const int group = smallest_microbatch_group(p.pp, mb);
+    std::string hint;
+    if (group > 0 && workload::stack_profile(t.stack).microbatch_groups) {
+      hint = "; or set parallelism.microbatch_group: " + n(group) +
+             " (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)";
+    } else if (group > 0) {
+      hint = "; Megatron-Core runs them in groups of " + n(group) +
+             " (training.stack: megatron-core, parallelism.microbatch_group: " + n(group) + ")";
+    }
+    throw LayoutError("training.global_batch", "the interleaved schedule needs the microbatches per step (" + n(mb) +
+                                                   ") to be a multiple of pp (" + n(p.pp) + ")" + hint);
   }
   if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
   if (p.zero == 2 && p.pp > 1 && !workload::stack_profile(t.stack).zero2_with_pipeline) {

@@ -60,6 +60,14 @@ std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, in
   return order;
 }
 
+int smallest_microbatch_group(int pp, int microbatches) {
+  for (int n = pp; n <= microbatches; ++n) {
+    const int rest = microbatches % n;
+    if (rest == 0 || rest >= pp) return n;
+  }
+  return 0;
+}
+
 int peak_in_flight(const std::vector<PipelineAction>& order) {
   int live = 0;
   int peak = 0;

@@ -30,6 +30,10 @@ struct PipelineAction {
 std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int virtual_stages,
                                            int microbatches, int stage, int group);
 
+/// The smallest microbatch group Megatron-Core's interleaved schedule runs `microbatches` in on
+/// `pp` stages: N in [pp, microbatches] whose last group is empty or at least pp long; 0 if none.
+int smallest_microbatch_group(int pp, int microbatches);
+
 /// stage_schedule's orders, each built once: the planner's memory checks ask for the same few
 /// pipelines for thousands of layouts.
 class PipelineOrders {

@@ -97,6 +97,7 @@ std::string schedule_text(const Layout& l) {
   p.schedule = l.schedule;
   std::string out = parallelism::schedule_label(p);
   if (l.virtual_stages > 1) out.append(" v").append(std::to_string(l.virtual_stages));
+  if (l.microbatch_group > 0) out.append(", groups of ").append(std::to_string(l.microbatch_group));
   return out;
 }
 
@@ -224,7 +225,7 @@ runtime::Scenario apply(const runtime::Scenario& base, const Layout& l) {
   s.parallel.pp = l.pp;
   s.parallel.schedule = l.schedule;
   s.parallel.virtual_stages = l.virtual_stages;
-  s.parallel.microbatch_group = 0;  // Megatron's grouping of pp: the planner does not search N
+  s.parallel.microbatch_group = l.microbatch_group;
   s.parallel.zero = l.zero;
   s.parallel.zero_group = l.zero_group;
   s.parallel.sequence_parallel = l.sequence_parallel;
@@ -249,6 +250,7 @@ std::vector<std::string> layout_settings(const Layout& l) {
           set("parallelism.sequence_parallel", l.sequence_parallel ? "true" : "false"),
           set("training.micro_batch", std::to_string(l.micro_batch)),
           set("training.recompute", parallelism::recompute_name(l.recompute))};
+  if (l.microbatch_group > 0) out.push_back(set("parallelism.microbatch_group", std::to_string(l.microbatch_group)));
   if (l.tp_overlap) out.push_back(set("training.overlap.tp", parallelism::tp_overlap_name(*l.tp_overlap)));
   if (!l.tp_axes.empty()) out.push_back(set("parallelism.mesh.tp", "[" + tp_axes_text(l, ", ") + "]"));
   if (l.param_gather) out.push_back(set("training.overlap.param_gather", *l.param_gather ? "true" : "false"));
@@ -340,6 +342,12 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
           sliced.sequence_parallel = sp;
           menus[sp ? 1 : 0] = remat_menu(apply(base, sliced), fixed.recompute);
         }
+        // An interleaved step whose microbatches are no multiple of pp runs in Megatron-Core's
+        // smallest microbatch group, where the stack has them; elsewhere it is refused.
+        const int microbatches = base.training.global_batch / (shape.dp * mb);
+        const int mb_group = microbatches % pp != 0 && workload::stack_profile(base.training.stack).microbatch_groups
+                                 ? parallelism::smallest_microbatch_group(pp, microbatches)
+                                 : 0;
         for (const auto& [schedule, v] : schedules(pp, options)) {
           for (bool sp : sps) {
             const RematMenu& menu = menus[sp ? 1 : 0];
@@ -357,6 +365,7 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                   c.layout.micro_batch = mb;
                   c.layout.schedule = schedule;
                   c.layout.virtual_stages = v;
+                  if (schedule == parallelism::PipelineSchedule::kInterleaved) c.layout.microbatch_group = mb_group;
                   c.layout.sequence_parallel = sp;
                   c.layout.zero = zero;
                   c.layout.zero_group = group;

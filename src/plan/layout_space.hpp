@@ -22,6 +22,10 @@ struct Layout {
   int pp = 1;
   parallelism::PipelineSchedule schedule = parallelism::PipelineSchedule::kOneFOneB;
   int virtual_stages = 1;
+  /// Interleaved: microbatches per group (ParallelSpec::microbatch_group); 0: pp. Set, to the
+  /// smallest that runs, only where the microbatches are no multiple of pp and the stack runs
+  /// groups (Megatron-Core).
+  int microbatch_group = 0;
   int micro_batch = 1;
   int zero = 0;
   int zero_group = 0;  ///< hybrid sharding's ZeRO group (ParallelSpec::zero_group); 0: all of dp
@@ -38,7 +42,7 @@ struct Layout {
   std::optional<bool> param_gather;
 };
 
-/// "no pipeline", "1F1B", "interleaved 1F1B v4".
+/// "no pipeline", "1F1B", "interleaved 1F1B v4", "interleaved 1F1B v4, groups of 6".
 std::string schedule_text(const Layout& l);
 /// "dp 8 × tp 8 × pp 16 · 1F1B · micro batch 1 · ZeRO-1 · SP · recompute selective"; hybrid
 /// sharding: "ZeRO-3 in groups of 256"; a tried TP overlap: "· collective matmul" or "· TP blocking";

@@ -95,8 +95,9 @@ void simulate_training(const TrainingCase& c, RowResult& r, runtime::CommMemo* m
   const runtime::Scenario& s = choice.scenario;
   r.scenario = s;
   r.layout = plan::describe(plan::Layout{s.parallel.dp, s.parallel.tp, s.parallel.pp, s.parallel.schedule,
-                                         s.parallel.virtual_stages, s.training.micro_batch, s.parallel.zero,
-                                         s.parallel.zero_group, s.parallel.sequence_parallel, s.training.recompute, {}, {}, {}});
+                                         s.parallel.virtual_stages, s.parallel.microbatch_group, s.training.micro_batch,
+                                         s.parallel.zero, s.parallel.zero_group, s.parallel.sequence_parallel,
+                                         s.training.recompute, {}, {}, {}});
   r.reports_run = reports_training_run(c.metric);
   if (c.metric.kind == MetricKind::kLayerMilliseconds) {
     r.predicted = 1e3 * layer_seconds(s);

@@ -45,6 +45,10 @@
 //   stream and nothing waits for it before the step's end (_post_backward_hook in
 //   torch/distributed/fsdp/_runtime_utils.py); its one NCCL communicator serializes them with the
 //   gathers instead (overlap.dp_serial). Megatron and DeepSpeed: 0 as well.
+// - microbatch groups (parallelism.microbatch_group): Megatron-Core alone runs its interleaved
+//   schedule in groups of N microbatches other than pp (ModelParallelConfig
+//   .microbatch_group_size_per_vp_stage, --microbatch-group-size-per-virtual-pipeline-stage);
+//   Megatron-LM of 2021 grouped by pp and asserted the microbatches a multiple of it.
 #include "workload/stack_profile.hpp"
 
 
@@ -56,9 +60,9 @@ constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "dee
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
 
 StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul,
-                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0) {
+                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0, bool microbatch_groups = false) {
   return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
-                      collective_matmul, param_gather_overlap, fsdp_reduce_limit};
+                      collective_matmul, param_gather_overlap, fsdp_reduce_limit, microbatch_groups};
 }
 
 }  // namespace
@@ -83,7 +87,7 @@ std::optional<Stack> stack_named(std::string_view word) {
 const StackProfile& stack_profile(Stack s) {
   static const std::array<StackProfile, 6> kProfiles{
       gpu(false, LossKernel::kMegatron, false, false),  // megatron-lm
-      gpu(true, LossKernel::kMegatron, false, true, true),  // megatron-core
+      gpu(true, LossKernel::kMegatron, false, true, true, 0, true),  // megatron-core
       gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
       gpu(false, LossKernel::kFused, true, false),      // pytorch-fsdp
       gpu(true, LossKernel::kPyTorch, true, true, false, 1),  // torchtitan

@@ -49,6 +49,9 @@ struct StackProfile {
   /// ZeRO-3: how many gradient reduce-scatters may be outstanding when the next is issued
   /// (training.overlap.fsdp_reduce_limit; 0: no limit). Cited in stack_profile.cpp.
   int fsdp_reduce_limit = 0;
+  /// Runs the interleaved schedule in microbatch groups other than pp
+  /// (parallelism.microbatch_group): Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage.
+  bool microbatch_groups = false;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

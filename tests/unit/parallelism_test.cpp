@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
+#include <tuple>
 
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/layer_times.hpp"
@@ -380,14 +382,21 @@ TEST(Schedules, EveryStageStartsWithItsFirstChunksForwardAndEndsWithItsBackward)
     for (int pp : {1, 2, 4, 8}) {
       for (int m : {8, 16, 32}) {
         for (int stage = 0; stage < pp; ++stage) {
-          const auto order = stage_schedule(schedule, pp, v, m, stage, 0);
-          ASSERT_FALSE(order.empty());
-          EXPECT_TRUE(order.front().forward && order.front().chunk == 0 && order.front().microbatch == 0);
-          const auto last = std::find_if(order.rbegin(), order.rend(), [](const PipelineAction& a) { return !a.forward; });
-          ASSERT_NE(last, order.rend());
-          EXPECT_EQ(last->chunk, 0);
-          EXPECT_EQ(last->microbatch, m - 1);
-          EXPECT_EQ(order.size(), static_cast<std::size_t>(2 * v * m));
+          // Megatron-LM's grouping, and (interleaved) Megatron-Core's smallest group above it.
+          for (int group : {0, schedule == PipelineSchedule::kInterleaved ? smallest_microbatch_group(pp, m - pp / 2) : 0}) {
+            const int microbatches = group == 0 ? m : m - pp / 2;  // also a step no multiple of pp
+            const auto order = stage_schedule(schedule, pp, v, microbatches, stage, group);
+            ASSERT_FALSE(order.empty());
+            EXPECT_TRUE(order.front().forward && order.front().chunk == 0 && order.front().microbatch == 0);
+            const auto last = std::find_if(order.rbegin(), order.rend(), [](const PipelineAction& a) { return !a.forward; });
+            ASSERT_NE(last, order.rend());
+            EXPECT_EQ(last->chunk, 0);
+            EXPECT_EQ(last->microbatch, microbatches - 1);
+            EXPECT_EQ(order.size(), static_cast<std::size_t>(2 * v * microbatches));
+            std::set<std::tuple<bool, int, int>> each;
+            for (const auto& a : order) each.insert({a.forward, a.microbatch, a.chunk});
+            EXPECT_EQ(each.size(), order.size()) << "an action twice, group " << group;
+          }
         }
       }
     }

@@ -11,6 +11,7 @@
 #include "config/scenario_config.hpp"
 #include "memory/memory_model.hpp"
 #include "output/prediction_band.hpp"
+#include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
 #include "partition/communicator.hpp"
 #include "plan/layout_space.hpp"
@@ -88,6 +89,52 @@ TEST(LayoutSpace, EveryFactorizationAppearsAndSimulatedLayoutsRunAndFit) {
   }
   // 16 = 2^4: the ordered factorizations into three are C(6, 2) = 15.
   EXPECT_EQ(shapes.size(), 15U);
+}
+
+TEST(LayoutSpace, InterleavedStepsNoMultipleOfPpRunInMegatronCoresMicrobatchGroups) {
+  // GPT 1.7B on 16 A100s, batch 40: dp 4 × pp 4 leaves 10 microbatches per micro batch of 1, no
+  // multiple of pp. Megatron-Core runs them in its smallest group (5: a last group of 2 would be
+  // shorter than pp); Megatron-LM of 2021 cannot, and the layout is refused with the reason.
+  for (const char* stack : {"megatron-core", "megatron-lm"}) {
+    const runtime::Scenario base = composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 40,
+                                            {std::string("training.stack=") + stack, "topology.nodes=2"});
+    const bool groups = workload::stack_profile(base.training.stack).microbatch_groups;
+    int grouped = 0;
+    int simulated = 0;
+    int refused = 0;
+    for (const auto& c : enumerate_layouts(base, SpaceOptions{})) {
+      const Layout& l = c.layout;
+      if (c.whole_shape || l.schedule != parallelism::PipelineSchedule::kInterleaved) {
+        EXPECT_EQ(l.microbatch_group, 0) << describe(l);
+        continue;
+      }
+      const int m = 40 / (l.dp * l.micro_batch);
+      if (m % l.pp == 0 || !groups) {
+        EXPECT_EQ(l.microbatch_group, 0) << describe(l);
+        if (m % l.pp != 0) {
+          EXPECT_EQ(c.verdict, Verdict::kCannotRun) << describe(l);
+          refused += c.reason.find("multiple of pp") != std::string::npos ? 1 : 0;  // or an earlier problem
+        }
+        continue;
+      }
+      EXPECT_EQ(l.microbatch_group, parallelism::smallest_microbatch_group(l.pp, m)) << describe(l);
+      if (l.microbatch_group == 0) continue;  // fewer microbatches than pp: no group runs them
+      ++grouped;
+      EXPECT_EQ(c.reason.find("multiple of pp"), std::string::npos) << c.reason;
+      EXPECT_NE(describe(l).find(", groups of " + std::to_string(l.microbatch_group)), std::string::npos);
+      if (l.dp == 4 && l.pp == 4 && l.micro_batch == 1) {
+        EXPECT_EQ(l.microbatch_group, 5);
+      }
+      if (c.verdict == Verdict::kSimulate) {
+        const runtime::Scenario s = apply(base, l);
+        EXPECT_NO_THROW(parallelism::check_layout(s.model, s.chip, s.parallel, s.training, 16)) << describe(l);
+        ++simulated;
+      }
+    }
+    EXPECT_EQ(grouped > 0, groups) << stack;
+    EXPECT_EQ(simulated > 0, groups) << stack;
+    EXPECT_EQ(refused > 0, !groups) << stack;
+  }
 }
 
 TEST(LayoutSpace, AScenariosZeroGroupHoldsForEveryLayoutWithZeroOn) {
