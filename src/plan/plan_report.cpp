@@ -360,6 +360,7 @@ std::string plan_json(const PlanRequest& q, const PlanResult& r) {
     j.member("pp", l.pp);
     j.member("schedule", parallelism::schedule_name(l.schedule));
     j.member("virtual_stages", l.virtual_stages);
+    j.member("microbatch_group", l.microbatch_group);
     j.member("micro_batch", l.micro_batch);
     j.member("zero", l.zero);
     j.member("zero_group", zero_state_group(l));
@@ -410,7 +411,9 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
   t.description = "podsim plan: every enumerated layout; rank 0 = not simulated (see verdict and reason)";
   for (const char* name : {"index", "rank", "dp", "tp", "pp"}) t.add_int(name, "1");
   t.add_text("schedule");
-  for (const char* name : {"virtual_stages", "micro_batch", "zero", "zero_group", "sequence_parallel"}) t.add_int(name, "1");
+  for (const char* name : {"virtual_stages", "microbatch_group", "micro_batch", "zero", "zero_group", "sequence_parallel"}) {
+    t.add_int(name, "1");
+  }
   t.add_text("recompute");
   t.add_text("tp_overlap");
   t.add_text("tp_axes");
@@ -443,6 +446,7 @@ output::Table plan_table(const PlanRequest& q, const PlanResult& r) {
     t.ints("pp").push_back(l.pp);
     t.texts("schedule").push_back(parallelism::schedule_name(l.schedule));
     t.ints("virtual_stages").push_back(l.virtual_stages);
+    t.ints("microbatch_group").push_back(l.microbatch_group);
     t.ints("micro_batch").push_back(l.micro_batch);
     t.ints("zero").push_back(l.zero);
     t.ints("zero_group").push_back(zero_state_group(l));

@@ -98,7 +98,7 @@ def main():
     # Collective matmul is a knob of the stack (maxtext, megatron-core, torchtitan): the winner's
     # layout (in podsim's placement of tp) is also a layout with the other setting, simulated and
     # no faster, or pruned by a lower bound slower than the winner's step.
-    knobs = ("dp", "tp", "pp", "schedule", "virtual_stages", "micro_batch", "zero", "zero_group",
+    knobs = ("dp", "tp", "pp", "schedule", "virtual_stages", "microbatch_group", "micro_batch", "zero", "zero_group",
              "sequence_parallel", "recompute")
     if winner["tp"] > 1 and plan.get("stack") in ("maxtext", "megatron-core", "torchtitan"):
         twins = [r for r in rows if all(
