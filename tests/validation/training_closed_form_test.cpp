@@ -39,23 +39,30 @@ TEST(PipelineClosedForm, OneFOneBBubbleIsPMinusOneOverM) {
   }
 }
 
+/// The bubble, as a share of the busiest stage's compute, of an interleaved pipeline of p stages
+/// of v chunks (two layers each) over m microbatches in groups of `group` (0: p), with free
+/// communication; the step's categories must add up.
+double interleaved_bubble(int p, int v, int m, int group) {
+  ClosedFormComm free(0, 0);
+  ParallelSpec par;
+  par.pp = p;
+  par.schedule = PipelineSchedule::kInterleaved;
+  par.virtual_stages = v;
+  par.microbatch_group = group;
+  TrainingSpec t;
+  t.global_batch = m;
+  const auto r = run(uniform_model(p * v * 2), par, t, free);
+  expect_exact_partition(r);
+  const auto& s = busiest(r);
+  return double(category(s, TimeCategory::kBubble)) / double(compute(s));
+}
+
 TEST(PipelineClosedForm, InterleavingDividesTheBubbleByV) {
   // [SC21] §2.2.2: v model chunks per stage shrink the bubble to (1/v)·(p − 1)/m.
-  ClosedFormComm free(0, 0);
   const int p = 4;
   const int m = 16;
   for (int v : {2, 4}) {
-    ParallelSpec par;
-    par.pp = p;
-    par.schedule = PipelineSchedule::kInterleaved;
-    par.virtual_stages = v;
-    TrainingSpec t;
-    t.global_batch = m;
-    const auto r = run(uniform_model(p * v * 2), par, t, free);
-    expect_exact_partition(r);
-    const auto& s = busiest(r);
-    const double bubble = double(category(s, TimeCategory::kBubble)) / double(compute(s));
-    EXPECT_NEAR(bubble, double(p - 1) / (v * m), 0.01 * double(p - 1) / (v * m)) << "v=" << v;
+    EXPECT_NEAR(interleaved_bubble(p, v, m, 0), double(p - 1) / (v * m), 0.01 * double(p - 1) / (v * m)) << "v=" << v;
   }
 }
 
@@ -67,36 +74,13 @@ TEST(PipelineClosedForm, InterleavingDividesTheBubbleByVInMicrobatchGroups) {
   // One group of all 16 is the exception: (p − rank − 1)·2 warm-up forwards are then one short of
   // the last stage's round trip at the chunk boundary, and stage 2 waits a forward's time for its
   // first backward's gradient; that adds, never removes, bubble.
-  ClosedFormComm free(0, 0);
   const int p = 4;
   const int v = 2;
-  {
-    ParallelSpec par;
-    par.pp = p;
-    par.schedule = PipelineSchedule::kInterleaved;
-    par.virtual_stages = v;
-    par.microbatch_group = 16;
-    TrainingSpec t;
-    t.global_batch = 16;
-    const auto r = run(uniform_model(p * v * 2), par, t, free);
-    expect_exact_partition(r);
-    const auto& s = busiest(r);
-    EXPECT_GT(double(category(s, TimeCategory::kBubble)) / double(compute(s)), double(p - 1) / (v * 16));
-  }
+  EXPECT_GT(interleaved_bubble(p, v, 16, 16), double(p - 1) / (v * 16));
   for (auto [m, n] : {std::pair{16, 4}, std::pair{16, 8}, std::pair{16, 12}, std::pair{10, 5}, std::pair{10, 6},
                       std::pair{10, 10}}) {
-    ParallelSpec par;
-    par.pp = p;
-    par.schedule = PipelineSchedule::kInterleaved;
-    par.virtual_stages = v;
-    par.microbatch_group = n;
-    TrainingSpec t;
-    t.global_batch = m;
-    const auto r = run(uniform_model(p * v * 2), par, t, free);
-    expect_exact_partition(r);
-    const auto& s = busiest(r);
-    const double bubble = double(category(s, TimeCategory::kBubble)) / double(compute(s));
-    EXPECT_NEAR(bubble, double(p - 1) / (v * m), 0.01 * double(p - 1) / (v * m)) << "m=" << m << " N=" << n;
+    EXPECT_NEAR(interleaved_bubble(p, v, m, n), double(p - 1) / (v * m), 0.01 * double(p - 1) / (v * m))
+        << "m=" << m << " N=" << n;
   }
 }
 
