@@ -153,17 +153,27 @@ class StageBuilder {
   int virtual_stage(int chunk) const { return chunk * c_.parallel.pp + stage_; }
   int stage_of(int virtual_stage) const { return virtual_stage % c_.parallel.pp; }
   bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }
+  /// ZeRO-2 as FSDP's SHARD_GRAD_OP runs it (StackProfile::zero2_shard_grad_op): gathered in
+  /// every forward, kept through the backward, reduce-scattered layer by layer.
+  bool shard_grad_op() const {
+    return c_.parallel.zero == 2 && c_.parallel.dp > 1 && workload::stack_profile(c_.training.stack).zero2_shard_grad_op;
+  }
+  /// Parameters gathered layer by layer in the forward: ZeRO-3 and SHARD_GRAD_OP.
+  bool gathers_in_forward() const { return zero3() || shard_grad_op(); }
   bool per_tensor() const { return zero3() && c_.training.zero3_collectives == Zero3Collectives::kPerTensor; }
   std::size_t zero3_tasks_per_layer() const {
+    if (shard_grad_op()) return 3;
     if (!zero3()) return 0;
     if (!per_tensor()) return 3;
     const PerTensorCalls& k = c_.per_tensor.layer;
     return k.forward.size() + k.recompute.size() + k.backward.size() + k.reduce.size();
   }
   /// ZeRO-1/2 with data parallelism: the optimizer state is sharded and the updated weights gathered.
-  bool zero12() const { return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1; }
+  bool zero12() const {
+    return (c_.parallel.zero == 1 || c_.parallel.zero == 2) && c_.parallel.dp > 1 && !shard_grad_op();
+  }
   /// ZeRO-2 with data parallelism: gradients sharded too, so reduced every microbatch.
-  bool zero2() const { return c_.parallel.zero == 2 && c_.parallel.dp > 1; }
+  bool zero2() const { return c_.parallel.zero == 2 && c_.parallel.dp > 1 && !shard_grad_op(); }
 
   /// Appends a segment list; the first task waits for `first_deps`. Returns the last task.
   std::uint32_t run(const std::vector<Segment>& segments, ComputeCategory category,
@@ -245,8 +255,8 @@ class StageBuilder {
   /// ZeRO-3: gathers a layer's parameters on the gather stream, at most fsdp_prefetch layers
   /// ahead of the layer computing (its buffer is free once the layer fsdp_prefetch + 1 back has
   /// finished). Returns the gather task, which the layer must wait for.
-  std::vector<std::uint32_t> gather_params(double params) {
-    if (!zero3()) return {};
+  std::vector<std::uint32_t> gather_params(double params, bool forward) {
+    if (!zero3() && !(forward && shard_grad_op())) return {};
     std::vector<std::uint32_t> window;
     const auto ahead = static_cast<std::size_t>(c_.training.overlap.fsdp_prefetch) + 1;
     if (gathered_.size() >= ahead) window.push_back(gathered_[gathered_.size() - ahead]);
@@ -262,7 +272,7 @@ class StageBuilder {
   }
 
   void note_gathered_compute() {
-    if (zero3()) gathered_.push_back(last_);
+    if (gathers_in_forward()) gathered_.push_back(last_);
   }
 
   double params_of(Block b) const {
@@ -297,7 +307,7 @@ class StageBuilder {
       return;
     }
     const double params = params_of(b);
-    std::vector<std::uint32_t> deps = gather_params(params);
+    std::vector<std::uint32_t> deps = gather_params(params, category == ComputeCategory::kForward);
     for (const std::uint32_t g : early_gather(params, first_forward)) deps.push_back(g);
     run(segments, category, deps);
     note_gathered_compute();
@@ -325,7 +335,7 @@ class StageBuilder {
       blocking_calls(CommOp::kReduceScatter, calls_of(b).reduce, ComputeCategory::kBackward);
       return;
     }
-    if (zero3()) {
+    if (gathers_in_forward()) {
       // FSDP reduce-scatters every microbatch's gradients as they come; where the stack lets
       // only fsdp_reduce_limit of them be outstanding, the compute stream first waits for the
       // one that many back (XLA's overlap limit, FSDP2's wait on the previous one's event).
@@ -408,7 +418,7 @@ class StageBuilder {
         gradients_ready(Block::kLayer, final_microbatch);
         continue;
       }
-      const auto gather = gather_params(c_.layer_params);
+      const auto gather = gather_params(c_.layer_params, false);
       if (!c_.layer_recompute.empty()) {
         run(c_.layer_recompute, ComputeCategory::kRecompute, gather);
         run(c_.layer_backward, ComputeCategory::kBackward);
@@ -443,7 +453,7 @@ class StageBuilder {
   void finish() {
     // Data-parallel gradient reduction in buckets, in the order gradients became final;
     // each starts when its last gradient is ready (or after the whole backward).
-    if (c_.parallel.dp > 1 && !zero3()) reduce_ready(last_backward_);
+    if (c_.parallel.dp > 1 && !gathers_in_forward()) reduce_ready(last_backward_);
     // Tied input and output embeddings on different stages: their gradients are summed
     // between the first and the last stage (Megatron-LM's embedding all-reduce).
     const bool first = stage_ == 0;

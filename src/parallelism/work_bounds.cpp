@@ -33,13 +33,17 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   // ZeRO-3 adds a gather per layer and pass and a reduce-scatter per layer's backward; per
   // tensor, at most one of each per parameter tensor and pass (zero3_collectives.hpp); hybrid
   // sharding an all-reduce of the replicas after each reduce-scatter.
-  double zero3 = parallel.zero == 3 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 4 : 3) : 0;
+  // A stack that limits the outstanding reduce-scatters waits once per layer's backward.
+  const double wait = training.overlap.fsdp_reduce_limit > 0 ? 1 : 0;
+  double zero3 = parallel.zero == 3 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 4 : 3) + wait : 0;
   if (zero3 > 0 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
     zero3 = 4.0 * static_cast<double>(workload::layer_param_tensors(model).size());
   }
   // ZeRO-2 reduce-scatters every microbatch's gradients in buckets: at most one bucket per
-  // block whose gradients become ready (and its replicas' all-reduce under hybrid sharding).
-  const double zero2 = parallel.zero == 2 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 2 : 1) : 0;
+  // block whose gradients become ready (and its replicas' all-reduce under hybrid sharding);
+  // as FSDP's SHARD_GRAD_OP, a gather in the forward and a reduce-scatter per layer.
+  double zero2 = parallel.zero == 2 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 2 : 1) : 0;
+  if (zero2 > 0 && workload::stack_profile(training.stack).zero2_shard_grad_op) zero2 += 1 + wait;
   w.layers = model.layers;
   w.ops_per_layer =
       task_count(layer.forward, overlap) + task_count(layer.backward, overlap) + recompute + zero3 + zero2;

@@ -395,7 +395,10 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                   } else {
                     fits.push_back(r);
                     const auto& zero1 = fitting[1][g];
-                    if (zero == 2 && std::find(zero1.begin(), zero1.end(), r) != zero1.end()) {
+                    // DeepSpeed's ZeRO-2, not FSDP's SHARD_GRAD_OP, whose program gathers in the
+                    // forward and nothing after the optimizer.
+                    if (zero == 2 && !workload::stack_profile(base.training.stack).zero2_shard_grad_op &&
+                        std::find(zero1.begin(), zero1.end(), r) != zero1.end()) {
                       c.verdict = Verdict::kDominated;
                       c.reason = "runs ZeRO-1's program and reduces every microbatch's gradients, and ZeRO-1 fits";
                     }

@@ -45,6 +45,14 @@
 //   stream and nothing waits for it before the step's end (_post_backward_hook in
 //   torch/distributed/fsdp/_runtime_utils.py); its one NCCL communicator serializes them with the
 //   gathers instead (overlap.dp_serial). Megatron and DeepSpeed: 0 as well.
+// - ZeRO-2 (zero2_shard_grad_op): PyTorch FSDP's SHARD_GRAD_OP frees the gathered parameters
+//   after the backward whenever gradients are synchronized (_should_free_in_backward in
+//   torch/distributed/fsdp/_runtime_utils.py: "state._sync_gradients or ... RESHARD_AFTER_FORWARD"),
+//   so every microbatch's forward gathers them again, layer by layer, and keeps them through
+//   its backward (no gather there); its post-backward hook reduce-scatters each layer's
+//   gradients; the optimizer steps on the shards, so nothing is gathered after it. FSDP2's
+//   fully_shard(reshard_after_forward=False) is the same. DeepSpeed's stage 2 keeps the
+//   weights whole and gathers the updated partitions after its optimizer step.
 // - microbatch groups (parallelism.microbatch_group): Megatron-Core alone runs its interleaved
 //   schedule in groups of N microbatches other than pp (ModelParallelConfig
 //   .microbatch_group_size_per_vp_stage, --microbatch-group-size-per-virtual-pipeline-stage);
@@ -60,9 +68,11 @@ constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "dee
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
 
 StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul,
-                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0, bool microbatch_groups = false) {
+                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0, bool microbatch_groups = false,
+                 bool zero2_shard_grad_op = false) {
   return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
-                      collective_matmul, param_gather_overlap, fsdp_reduce_limit, microbatch_groups};
+                      collective_matmul, param_gather_overlap, fsdp_reduce_limit, microbatch_groups,
+                      zero2_shard_grad_op};
 }
 
 }  // namespace
@@ -89,8 +99,8 @@ const StackProfile& stack_profile(Stack s) {
       gpu(false, LossKernel::kMegatron, false, false),  // megatron-lm
       gpu(true, LossKernel::kMegatron, false, true, true, 0, true),  // megatron-core
       gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
-      gpu(false, LossKernel::kFused, true, false),      // pytorch-fsdp
-      gpu(true, LossKernel::kPyTorch, true, true, false, 1),  // torchtitan
+      gpu(false, LossKernel::kFused, true, false, false, 0, false, true),  // pytorch-fsdp
+      gpu(true, LossKernel::kPyTorch, true, true, false, 1, false, true),  // torchtitan
       StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true, false, 1},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];

@@ -52,6 +52,12 @@ struct StackProfile {
   /// Runs the interleaved schedule in microbatch groups other than pp
   /// (parallelism.microbatch_group): Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage.
   bool microbatch_groups = false;
+  /// ZeRO-2 is FSDP's SHARD_GRAD_OP (PyTorch FSDP, FSDP2 with reshard_after_forward=False):
+  /// parameters sharded at rest, gathered layer by layer in every microbatch's forward and kept
+  /// through its backward, gradients reduce-scattered layer by layer; no gather after the
+  /// optimizer. Otherwise DeepSpeed's: weights kept whole, gradients reduce-scattered in buckets,
+  /// the updated weights gathered once after the optimizer.
+  bool zero2_shard_grad_op = false;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

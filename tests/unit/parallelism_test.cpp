@@ -226,6 +226,59 @@ TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
   EXPECT_NEAR(gradient_reductions(build_step(m, chip, p, t).stages.front()).bytes, 4 * grad_bytes, 4.0);
 }
 
+TEST(ZeroStages, FsdpsZeroTwoGathersInEveryForwardAndNothingAfterTheOptimizer) {
+  // FSDP's SHARD_GRAD_OP (pytorch-fsdp, torchtitan): per microbatch one all-gather per block
+  // (layers, embedding, head) in the forward, none in the backward, one reduce-scatter per block
+  // in the backward; nothing gathered after the optimizer. DeepSpeed's ZeRO-2 (megatron-lm's
+  // stack here): no gather before the optimizer and one of the whole stage after it.
+  const auto m = model(4);
+  const hardware::ChipSpec chip = small_chip();
+  ParallelSpec p;
+  p.dp = 4;
+  p.zero = 2;
+  TrainingSpec t;
+  t.global_batch = 12;  // three microbatches per replica
+  const int blocks = m.layers + 2;
+  struct Count {
+    int forward_gathers = 0, other_gathers = 0, scatters = 0, after_optimizer = 0;
+  };
+  const auto count = [&](workload::Stack stack) {
+    t.stack = stack;
+    Count c;
+    const StageProgram program = build_step(m, chip, p, t).stages.front();
+    // A gather serves the compute that follows it in the program.
+    const auto next_compute = [&](std::size_t i) {
+      while (i < program.tasks.size() && program.tasks[i].kind != TaskKind::kCompute) ++i;
+      return i < program.tasks.size() ? program.tasks[i].category : ComputeCategory::kOptimizer;
+    };
+    bool optimizer = false;
+    for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+      const Task& task = program.tasks[i];
+      optimizer = optimizer || (task.kind == TaskKind::kCompute && task.category == ComputeCategory::kOptimizer);
+      if (task.kind != TaskKind::kCollective || task.axis != CommAxis::kDp) continue;
+      if (optimizer) {
+        ++c.after_optimizer;
+      } else if (task.op == CommOp::kAllGather) {
+        ++(next_compute(i) == ComputeCategory::kForward ? c.forward_gathers : c.other_gathers);
+      } else if (task.op == CommOp::kReduceScatter) {
+        ++c.scatters;
+      }
+    }
+    return c;
+  };
+  for (workload::Stack fsdp : {workload::Stack::kPytorchFsdp, workload::Stack::kTorchtitan}) {
+    const Count c = count(fsdp);
+    EXPECT_EQ(c.forward_gathers, 3 * blocks) << workload::stack_name(fsdp);
+    EXPECT_EQ(c.other_gathers, 0) << workload::stack_name(fsdp);
+    EXPECT_EQ(c.scatters, 3 * blocks) << workload::stack_name(fsdp);
+    EXPECT_EQ(c.after_optimizer, 0) << workload::stack_name(fsdp);
+  }
+  const Count deepspeed = count(workload::Stack::kMegatronLm);
+  EXPECT_EQ(deepspeed.forward_gathers + deepspeed.other_gathers, 0);
+  EXPECT_EQ(deepspeed.after_optimizer, 1);
+  EXPECT_GE(deepspeed.scatters, 3);  // buckets, every microbatch
+}
+
 TEST(StackProfiles, CollectiveMatmulRunsOnlyWhereTheStackCanOverlapTpCollectives) {
   // Megatron-LM (2021), Megatron-DeepSpeed and Composer's FSDP have no way to overlap TP
   // collectives with their matmuls; Megatron-Core (--tp-comm-overlap), torchtitan (async TP) and
