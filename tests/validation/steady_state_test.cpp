@@ -12,6 +12,7 @@
 #include "collectives/schedule_runner.hpp"
 #include "config/overrides.hpp"
 #include "config/scenario_config.hpp"
+#include "parallelism/overlap.hpp"
 #include "runtime/short_programs.hpp"
 #include "runtime/step_simulation.hpp"
 
@@ -68,6 +69,57 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
   // FSDP's gathers running ahead on links of their own, may drift by picoseconds from one
   // period to the next and never repeat exactly: those are simulated whole (56 of 96 repeat).
   EXPECT_GE(repeated, layouts / 3) << repeated << " of " << layouts;
+}
+
+TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfEachStacksPrograms) {
+  // The programs the stacks' own knobs build: XLA's and FSDP2's waits for the reduce-scatter one
+  // back (maxtext, torchtitan), FSDP's SHARD_GRAD_OP for ZeRO-2 (torchtitan), Megatron-Core's
+  // microbatch groups for the interleaved schedule (8 of the 128 microbatches per group).
+  const auto m = closed_form::uniform_model(8);
+  std::size_t repeated = 0;
+  std::size_t layouts = 0;
+  std::size_t lengthened = 0;
+  std::size_t tried = 0;
+  for (workload::Stack stack : {workload::Stack::kMaxText, workload::Stack::kTorchtitan, workload::Stack::kMegatronCore}) {
+    for (closed_form::SmallLayout l : closed_form::small_layouts(256)) {
+      l.training.stack = stack;
+      l.training.overlap = parallelism::default_overlap(stack);
+      l.training.overlap.tp = l.parallel.tp > 1 ? l.training.overlap.tp : parallelism::TpOverlap::kNone;
+      if (stack == workload::Stack::kTorchtitan && l.parallel.zero == 1) l.parallel.zero = 2;
+      if (stack == workload::Stack::kMegatronCore) {
+        if (l.parallel.schedule != parallelism::PipelineSchedule::kInterleaved) continue;
+        l.parallel.microbatch_group = 8;
+      }
+      const std::string what = std::string(workload::stack_name(stack)) + ", " + l.name;
+      const auto plan = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training);
+      closed_form::ClosedFormComm comm_a(5'000'000, 50e9, true);
+      closed_form::ClosedFormComm comm_b(5'000'000, 50e9, true);
+      runtime::InputPipeline host_a(l.training.input, l.training.micro_batch);
+      runtime::InputPipeline host_b(l.training.input, l.training.micro_batch);
+      const auto skipped = runtime::execute_step(plan, comm_a, host_a, runtime::Recording::kTotals);
+      const auto every =
+          runtime::execute_step(plan, comm_b, host_b, runtime::Recording::kTotals, runtime::Repeats::kSimulate);
+      expect_same(skipped, every, what);
+      ++layouts;
+      if (skipped.repeated_periods > 0) ++repeated;
+      // Built short and lengthened as it runs (short_programs.hpp), where it applies.
+      const int step = parallelism::microbatches(l.parallel, l.training);
+      const int held = runtime::held_microbatches(l.parallel, step);
+      if (held == step) continue;
+      const auto part = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training,
+                                                parallelism::ComputeRuns::kFused, held);
+      closed_form::ClosedFormComm comm_c(5'000'000, 50e9, true);
+      runtime::InputPipeline host_c(l.training.input, l.training.micro_batch);
+      const auto got = runtime::execute_step(part, comm_c, host_c, runtime::Recording::kTotals,
+                                             runtime::Repeats::kSkip, step - held);
+      ++tried;
+      if (got.microbatches_added != step - held) continue;  // simulate_step builds it whole
+      expect_same(got, skipped, what + ", built short");
+      ++lengthened;
+    }
+  }
+  EXPECT_GE(repeated, layouts / 2) << repeated << " of " << layouts;  // 98 of 120
+  EXPECT_GE(lengthened, tried / 2) << lengthened << " of " << tried;  // 48 of 72
 }
 
 TEST(ShortPrograms, AStepBuiltShortAndLengthenedAsItRunsIsTheStepBuiltWhole) {
