@@ -40,6 +40,23 @@ void expect_same(const runtime::ExecutionResult& skipped, const runtime::Executi
   }
 }
 
+/// A step run with its repeated microbatches added (`skipped`) and simulated (`every`), each on
+/// fresh closed-form communication and host.
+struct BothWays {
+  runtime::ExecutionResult skipped;
+  runtime::ExecutionResult every;
+};
+BothWays run_both_ways(const parallelism::StepPlan& plan, const parallelism::TrainingSpec& training, bool shared) {
+  closed_form::ClosedFormComm comm_a(5'000'000, 50e9, shared);
+  closed_form::ClosedFormComm comm_b(5'000'000, 50e9, shared);
+  runtime::InputPipeline host_a(training.input, training.micro_batch);
+  runtime::InputPipeline host_b(training.input, training.micro_batch);
+  BothWays r;
+  r.skipped = runtime::execute_step(plan, comm_a, host_a, runtime::Recording::kTotals);
+  r.every = runtime::execute_step(plan, comm_b, host_b, runtime::Recording::kTotals, runtime::Repeats::kSimulate);
+  return r;
+}
+
 TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
   const auto m = closed_form::uniform_model(8);
   std::size_t repeated = 0;
@@ -48,13 +65,7 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfSmallLayouts) {
     for (const closed_form::SmallLayout& l : closed_form::small_layouts(256)) {
       const std::string what = std::string(shared ? "shared" : "own") + " links, " + l.name;
       const auto plan = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training);
-      closed_form::ClosedFormComm comm_a(5'000'000, 50e9, shared);
-      closed_form::ClosedFormComm comm_b(5'000'000, 50e9, shared);
-      runtime::InputPipeline host_a(l.training.input, l.training.micro_batch);
-      runtime::InputPipeline host_b(l.training.input, l.training.micro_batch);
-      const auto skipped = runtime::execute_step(plan, comm_a, host_a, runtime::Recording::kTotals);
-      const auto every =
-          runtime::execute_step(plan, comm_b, host_b, runtime::Recording::kTotals, runtime::Repeats::kSimulate);
+      const auto [skipped, every] = run_both_ways(plan, l.training, shared);
       expect_same(skipped, every, what);
       EXPECT_EQ(every.repeated_periods, 0u) << what;
       ++layouts;
@@ -92,13 +103,7 @@ TEST(SteadyState, AddingRepeatedMicrobatchesChangesNoBitOfEachStacksPrograms) {
       }
       const std::string what = std::string(workload::stack_name(stack)) + ", " + l.name;
       const auto plan = parallelism::build_step(m, closed_form::chip(), l.parallel, l.training);
-      closed_form::ClosedFormComm comm_a(5'000'000, 50e9, true);
-      closed_form::ClosedFormComm comm_b(5'000'000, 50e9, true);
-      runtime::InputPipeline host_a(l.training.input, l.training.micro_batch);
-      runtime::InputPipeline host_b(l.training.input, l.training.micro_batch);
-      const auto skipped = runtime::execute_step(plan, comm_a, host_a, runtime::Recording::kTotals);
-      const auto every =
-          runtime::execute_step(plan, comm_b, host_b, runtime::Recording::kTotals, runtime::Repeats::kSimulate);
+      const auto [skipped, every] = run_both_ways(plan, l.training, true);
       expect_same(skipped, every, what);
       ++layouts;
       if (skipped.repeated_periods > 0) ++repeated;
