@@ -109,7 +109,13 @@ std::uint32_t message_id(const Context& c, bool forward, int virtual_stage, int 
 
 class StageBuilder {
  public:
-  StageBuilder(const Context& c, int stage) : c_(c), stage_(stage) { p_.stage = stage; }
+  StageBuilder(const Context& c, int stage)
+      : c_(c),
+        stage_(stage),
+        shard_grad_op_(c.parallel.zero == 2 && c.parallel.dp > 1 &&
+                       workload::stack_profile(c.training.stack).zero2_shard_grad_op) {
+    p_.stage = stage;
+  }
 
   /// Tasks build() made before merging compute runs.
   std::size_t tasks_built() const { return built_; }
@@ -155,11 +161,10 @@ class StageBuilder {
   bool zero3() const { return c_.parallel.zero == 3 && c_.parallel.dp > 1; }
   /// ZeRO-2 as FSDP's SHARD_GRAD_OP runs it (StackProfile::zero2_shard_grad_op): gathered in
   /// every forward, kept through the backward, reduce-scattered layer by layer.
-  bool shard_grad_op() const {
-    return c_.parallel.zero == 2 && c_.parallel.dp > 1 && workload::stack_profile(c_.training.stack).zero2_shard_grad_op;
-  }
-  /// Parameters gathered layer by layer in the forward: ZeRO-3 and SHARD_GRAD_OP.
-  bool gathers_in_forward() const { return zero3() || shard_grad_op(); }
+  bool shard_grad_op() const { return shard_grad_op_; }
+  /// Sharded as FSDP shards (ZeRO-3 and SHARD_GRAD_OP): parameters gathered layer by layer in
+  /// the forward, gradients reduce-scattered layer by layer.
+  bool fsdp_sharded() const { return zero3() || shard_grad_op(); }
   bool per_tensor() const { return zero3() && c_.training.zero3_collectives == Zero3Collectives::kPerTensor; }
   std::size_t zero3_tasks_per_layer() const {
     if (shard_grad_op()) return 3;
@@ -272,7 +277,7 @@ class StageBuilder {
   }
 
   void note_gathered_compute() {
-    if (gathers_in_forward()) gathered_.push_back(last_);
+    if (fsdp_sharded()) gathered_.push_back(last_);
   }
 
   double params_of(Block b) const {
@@ -335,7 +340,7 @@ class StageBuilder {
       blocking_calls(CommOp::kReduceScatter, calls_of(b).reduce, ComputeCategory::kBackward);
       return;
     }
-    if (gathers_in_forward()) {
+    if (fsdp_sharded()) {
       // FSDP reduce-scatters every microbatch's gradients as they come; where the stack lets
       // only fsdp_reduce_limit of them be outstanding, the compute stream first waits for the
       // one that many back (XLA's overlap limit, FSDP2's wait on the previous one's event).
@@ -453,7 +458,7 @@ class StageBuilder {
   void finish() {
     // Data-parallel gradient reduction in buckets, in the order gradients became final;
     // each starts when its last gradient is ready (or after the whole backward).
-    if (c_.parallel.dp > 1 && !gathers_in_forward()) reduce_ready(last_backward_);
+    if (c_.parallel.dp > 1 && !fsdp_sharded()) reduce_ready(last_backward_);
     // Tied input and output embeddings on different stages: their gradients are summed
     // between the first and the last stage (Megatron-LM's embedding all-reduce).
     const bool first = stage_ == 0;
@@ -491,6 +496,7 @@ class StageBuilder {
 
   const Context& c_;
   int stage_;
+  bool shard_grad_op_;
   StageProgram p_;
   std::size_t built_ = 0;
   std::uint32_t last_ = 0;
