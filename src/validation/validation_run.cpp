@@ -94,10 +94,19 @@ void simulate_training(const TrainingCase& c, RowResult& r, runtime::CommMemo* m
   }
   const runtime::Scenario& s = choice.scenario;
   r.scenario = s;
-  r.layout = plan::describe(plan::Layout{s.parallel.dp, s.parallel.tp, s.parallel.pp, s.parallel.schedule,
-                                         s.parallel.virtual_stages, s.parallel.microbatch_group, s.training.micro_batch,
-                                         s.parallel.zero, s.parallel.zero_group, s.parallel.sequence_parallel,
-                                         s.training.recompute, {}, {}, {}});
+  plan::Layout layout;  // the scenario's knobs, named (the planner's variants stay unset)
+  layout.dp = s.parallel.dp;
+  layout.tp = s.parallel.tp;
+  layout.pp = s.parallel.pp;
+  layout.schedule = s.parallel.schedule;
+  layout.virtual_stages = s.parallel.virtual_stages;
+  layout.microbatch_group = s.parallel.microbatch_group;
+  layout.micro_batch = s.training.micro_batch;
+  layout.zero = s.parallel.zero;
+  layout.zero_group = s.parallel.zero_group;
+  layout.sequence_parallel = s.parallel.sequence_parallel;
+  layout.recompute = s.training.recompute;
+  r.layout = plan::describe(layout);
   r.reports_run = reports_training_run(c.metric);
   if (c.metric.kind == MetricKind::kLayerMilliseconds) {
     r.predicted = 1e3 * layer_seconds(s);
