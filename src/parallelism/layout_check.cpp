@@ -77,10 +77,9 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                         "a group of " + n(p.microbatch_group) + " microbatches is outside [pp, microbatches per step] = [" +
                             n(p.pp) + ", " + n(mb) + "], the range Megatron-Core's interleaved schedule runs");
     }
-    const int rest = mb % p.microbatch_group;
-    if (rest > 0 && rest < p.pp) {
+    if (!runs_in_groups_of(p.pp, mb, p.microbatch_group)) {
       throw LayoutError("parallelism.microbatch_group",
-                        "the last group would hold " + n(rest) + " of the step's " + n(mb) +
+                        "the last group would hold " + n(mb % p.microbatch_group) + " of the step's " + n(mb) +
                             " microbatches, fewer than pp (" + n(p.pp) +
                             "): Megatron-Core refuses it (dependency bubbles); choose a group that divides " + n(mb));
     }

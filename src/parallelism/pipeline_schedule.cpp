@@ -60,10 +60,15 @@ std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, in
   return order;
 }
 
+bool runs_in_groups_of(int pp, int microbatches, int group) {
+  if (group < pp || group > microbatches) return false;
+  const int rest = microbatches % group;
+  return rest == 0 || rest >= pp;
+}
+
 int smallest_microbatch_group(int pp, int microbatches) {
   for (int n = pp; n <= microbatches; ++n) {
-    const int rest = microbatches % n;
-    if (rest == 0 || rest >= pp) return n;
+    if (runs_in_groups_of(pp, microbatches, n)) return n;
   }
   return 0;
 }

@@ -30,8 +30,10 @@ struct PipelineAction {
 std::vector<PipelineAction> stage_schedule(PipelineSchedule schedule, int pp, int virtual_stages,
                                            int microbatches, int stage, int group);
 
-/// The smallest microbatch group Megatron-Core's interleaved schedule runs `microbatches` in on
-/// `pp` stages: N in [pp, microbatches] whose last group is empty or at least pp long; 0 if none.
+/// Whether Megatron-Core's interleaved schedule runs `microbatches` on `pp` stages in groups of
+/// `group`: a group in [pp, microbatches] whose last group is empty or at least pp long.
+bool runs_in_groups_of(int pp, int microbatches, int group);
+/// The smallest such group; 0 if none.
 int smallest_microbatch_group(int pp, int microbatches);
 
 /// stage_schedule's orders, each built once: the planner's memory checks ask for the same few
