@@ -1,5 +1,6 @@
 #include "partition/work_distribution.hpp"
 
+#include "partition/contiguous_dealer.hpp"
 #include "util/byte_buffer.hpp"
 
 namespace podsim::partition {
@@ -42,9 +43,11 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
     return;
   }
   // Process 0: keeps every worker two items ahead (so none waits while process 0 is busy
-  // with an item of its own), and does one item itself whenever no message is waiting.
+  // with an item of its own), and does one item itself whenever no message is waiting. Each
+  // process gets its items in a contiguous run (contiguous_dealer.hpp), so that what its
+  // simulations measure serves its next ones.
   constexpr int kAhead = 2;
-  std::size_t next = 0;
+  ContiguousDealer dealer(items.size(), comm.size());
   std::size_t done = 0;
   int stopped = 0;
   const int workers = comm.size() - 1;
@@ -58,8 +61,8 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       ++done;
       --out;
     }
-    while (out < kAhead && next < items.size()) {
-      comm.send(from, kWork, item_message(items[next++]));
+    while (out < kAhead && dealer.left() > 0) {
+      comm.send(from, kWork, item_message(items[*dealer.next(from)]));
       ++out;
     }
     if (out == 0) {
@@ -72,8 +75,8 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
     int tag = 0;
     if (comm.poll(from, tag)) {
       answer(from, comm.receive(from, tag));
-    } else if (next < items.size()) {
-      const std::uint64_t item = items[next++];
+    } else if (dealer.left() > 0) {
+      const std::uint64_t item = items[*dealer.next(0)];
       collect(item, work(item));
       ++done;
     } else {
