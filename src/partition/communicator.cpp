@@ -2,8 +2,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <thread>
 
 #include "util/error.hpp"
 
@@ -19,6 +22,21 @@ bool launched_by_mpi() {
 
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw SimulationError(std::string("MPI ") + what + " failed");
+}
+
+/// Returns once `done()` holds, without holding a core meanwhile. Open MPI's blocking calls
+/// poll in a busy loop, so a process with nothing to do (a plan's other processes during its
+/// search, a worker at a sweep's end) took a core from the process that had work: on two cores,
+/// the GPT-3 plan ran in 4.90 s on two processes against 4.60 s on one, 8.2 s of CPU against
+/// 4.1 (2026-12-09). Checks first, then sleeps from 20 µs, doubling to 250 µs between checks: a
+/// worker kept two items ahead finds its next item at the first check.
+template <typename Done>
+void wait_without_spinning(Done done) {
+  auto pause = std::chrono::microseconds(20);
+  while (!done()) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(250));
+  }
 }
 
 std::int64_t reduce(std::int64_t v, MPI_Op op, int size) {
@@ -49,23 +67,27 @@ std::int64_t Communicator::sum(std::int64_t v) const { return reduce(v, MPI_SUM,
 
 void Communicator::sum(std::vector<double>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD),
         "allreduce");
 }
 
 void Communicator::sum(std::vector<std::int64_t>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM,
+                      MPI_COMM_WORLD),
         "allreduce");
 }
 
 void Communicator::max(std::vector<std::int64_t>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX,
+                      MPI_COMM_WORLD),
         "allreduce");
 }
 
-std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vector<char>>& out) const {
+std::vector<std::vector<char>> Communicator::exchange(
+    const std::vector<std::vector<char>>& out) const {
   if (size_ == 1) return out;
   std::vector<int> send_counts(static_cast<std::size_t>(size_));
   std::vector<int> send_offsets(static_cast<std::size_t>(size_));
@@ -77,7 +99,9 @@ std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vec
     send_buffer.insert(send_buffer.end(), part.begin(), part.end());
   }
   std::vector<int> recv_counts(static_cast<std::size_t>(size_));
-  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "alltoall");
+  check(
+      MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
+      "alltoall");
   std::vector<int> recv_offsets(static_cast<std::size_t>(size_));
   int total = 0;
   for (int r = 0; r < size_; ++r) {
@@ -85,8 +109,9 @@ std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vec
     total += recv_counts[static_cast<std::size_t>(r)];
   }
   std::vector<char> recv_buffer(static_cast<std::size_t>(total));
-  check(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, recv_buffer.data(),
-                      recv_counts.data(), recv_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
+  check(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_offsets.data(), MPI_BYTE,
+                      recv_buffer.data(), recv_counts.data(), recv_offsets.data(), MPI_BYTE,
+                      MPI_COMM_WORLD),
         "alltoallv");
   std::vector<std::vector<char>> in(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) {
@@ -97,7 +122,8 @@ std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vec
 }
 
 void Communicator::send(int to, int tag, const std::vector<char>& bytes) const {
-  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "send");
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD),
+        "send");
 }
 
 bool Communicator::poll(int& from, int& tag) const {
@@ -112,11 +138,16 @@ bool Communicator::poll(int& from, int& tag) const {
 
 std::vector<char> Communicator::receive(int& from, int& tag) const {
   MPI_Status status;
-  check(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status), "probe");
+  wait_without_spinning([&] {
+    int flag = 0;
+    check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status), "iprobe");
+    return flag != 0;
+  });
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   std::vector<char> bytes(static_cast<std::size_t>(count));
-  check(MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+  check(MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE),
         "receive");
   from = status.MPI_SOURCE;
   tag = status.MPI_TAG;
@@ -124,7 +155,14 @@ std::vector<char> Communicator::receive(int& from, int& tag) const {
 }
 
 void Communicator::barrier() const {
-  if (size_ > 1) MPI_Barrier(MPI_COMM_WORLD);
+  if (size_ == 1) return;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "ibarrier");
+  wait_without_spinning([&] {
+    int flag = 0;
+    check(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), "test");
+    return flag != 0;
+  });
 }
 
 void Communicator::abort(int code) const {

@@ -30,7 +30,9 @@ class Communicator {
   void send(int to, int tag, const std::vector<char>& bytes) const;
   /// True if a message from anyone is waiting (`from`, `tag` then say whose and what).
   bool poll(int& from, int& tag) const;
-  /// Receives the next message from anyone; `from` and `tag` say from whom and what.
+  /// Receives the next message from anyone; `from` and `tag` say from whom and what. Waits
+  /// asleep between checks (as barrier() does), not in MPI's busy loop: an idle process must
+  /// not take a core from a busy one.
   std::vector<char> receive(int& from, int& tag) const;
 
   void barrier() const;
