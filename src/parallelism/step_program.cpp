@@ -65,6 +65,8 @@ void fuse_compute_runs(StageProgram& program) {
   }
   program.tasks.resize(kept);
   program.deps.resize(deps);
+  program.tasks.shrink_to_fit();
+  program.deps.shrink_to_fit();
 }
 
 }  // namespace podsim::parallelism
