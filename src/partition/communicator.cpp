@@ -67,27 +67,23 @@ std::int64_t Communicator::sum(std::int64_t v) const { return reduce(v, MPI_SUM,
 
 void Communicator::sum(std::vector<double>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM,
-                      MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
         "allreduce");
 }
 
 void Communicator::sum(std::vector<std::int64_t>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM,
-                      MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD),
         "allreduce");
 }
 
 void Communicator::max(std::vector<std::int64_t>& v) const {
   if (size_ == 1 || v.empty()) return;
-  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX,
-                      MPI_COMM_WORLD),
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD),
         "allreduce");
 }
 
-std::vector<std::vector<char>> Communicator::exchange(
-    const std::vector<std::vector<char>>& out) const {
+std::vector<std::vector<char>> Communicator::exchange(const std::vector<std::vector<char>>& out) const {
   if (size_ == 1) return out;
   std::vector<int> send_counts(static_cast<std::size_t>(size_));
   std::vector<int> send_offsets(static_cast<std::size_t>(size_));
@@ -99,9 +95,7 @@ std::vector<std::vector<char>> Communicator::exchange(
     send_buffer.insert(send_buffer.end(), part.begin(), part.end());
   }
   std::vector<int> recv_counts(static_cast<std::size_t>(size_));
-  check(
-      MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
-      "alltoall");
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "alltoall");
   std::vector<int> recv_offsets(static_cast<std::size_t>(size_));
   int total = 0;
   for (int r = 0; r < size_; ++r) {
@@ -109,9 +103,8 @@ std::vector<std::vector<char>> Communicator::exchange(
     total += recv_counts[static_cast<std::size_t>(r)];
   }
   std::vector<char> recv_buffer(static_cast<std::size_t>(total));
-  check(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_offsets.data(), MPI_BYTE,
-                      recv_buffer.data(), recv_counts.data(), recv_offsets.data(), MPI_BYTE,
-                      MPI_COMM_WORLD),
+  check(MPI_Alltoallv(send_buffer.data(), send_counts.data(), send_offsets.data(), MPI_BYTE, recv_buffer.data(),
+                      recv_counts.data(), recv_offsets.data(), MPI_BYTE, MPI_COMM_WORLD),
         "alltoallv");
   std::vector<std::vector<char>> in(static_cast<std::size_t>(size_));
   for (int r = 0; r < size_; ++r) {
@@ -122,8 +115,7 @@ std::vector<std::vector<char>> Communicator::exchange(
 }
 
 void Communicator::send(int to, int tag, const std::vector<char>& bytes) const {
-  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD),
-        "send");
+  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD), "send");
 }
 
 bool Communicator::poll(int& from, int& tag) const {
@@ -146,8 +138,7 @@ std::vector<char> Communicator::receive(int& from, int& tag) const {
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   std::vector<char> bytes(static_cast<std::size_t>(count));
-  check(MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE),
+  check(MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
         "receive");
   from = status.MPI_SOURCE;
   tag = status.MPI_TAG;
