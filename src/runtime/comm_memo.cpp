@@ -75,6 +75,7 @@ std::uint32_t CommMemo::context(const topology::TopologySpec& topology, const ne
     contexts_.clear();
     ++generation_;
     entries_.clear();
+    alone_.clear();
     link_entries_ = 0;
   }
   contexts_.push_back(Context{topology, network, mesh});
@@ -92,6 +93,17 @@ void CommMemo::add(std::uint32_t context, const Key& key, const Measured& measur
     link_entries_ = 0;
   }
   if (entries_.emplace(std::make_pair(context, key), measured).second) link_entries_ += measured.links.size();
+}
+
+const SimTime* CommMemo::alone(std::uint32_t context, const Key& key) const {
+  const auto it = alone_.find({context, key});
+  return it == alone_.end() ? nullptr : &it->second;
+}
+
+void CommMemo::add_alone(std::uint32_t context, const Key& key, SimTime alone_ps) {
+  // Small (a time per communication), but bounded with the measurements all the same.
+  if (alone_.size() >= kMaxLinkEntries / 16) alone_.clear();
+  alone_.emplace(std::make_pair(context, key), alone_ps);
 }
 
 }  // namespace podsim::runtime

@@ -70,6 +70,12 @@ class CommMemo {
   /// Keeps a measurement. Past a bound on what is kept (links summed over measurements),
   /// everything is dropped and collected again: memory stays bounded on huge sweeps.
   void add(std::uint32_t context, const Key& key, const Measured& measured);
+  /// What NetworkCommModel::alone_ps answered for `key` in `context`, or nullptr. A stage's
+  /// time alone is often another stage's, which takes a proof that one's groups are images of
+  /// the other's (network_comm_images.cpp); a plan asks it of thousands of layouts that share
+  /// a placement, each through a model of its own, so the answer is kept here.
+  const SimTime* alone(std::uint32_t context, const Key& key) const;
+  void add_alone(std::uint32_t context, const Key& key, SimTime alone_ps);
 
  private:
   struct Context {
@@ -82,6 +88,7 @@ class CommMemo {
   topology::TopologyCache topologies_;
   std::vector<Context> contexts_;
   std::map<std::pair<std::uint32_t, Key>, Measured> entries_;
+  std::map<std::pair<std::uint32_t, Key>, SimTime> alone_;
   std::size_t link_entries_ = 0;
   std::uint64_t generation_ = 0;
 };

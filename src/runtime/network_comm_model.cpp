@@ -522,13 +522,20 @@ bool NetworkCommModel::first_stands_for_all(const collectives::CollectiveSpec& s
 
 SimTime NetworkCommModel::alone_ps(CommAxis axis, CommOp op, double bytes, int stage) {
   const auto key = key_of(axis, op, bytes, stage, -1);
-  if (net_.fidelity == network::Fidelity::kAnalytical && key && stage > 0 && axis != CommAxis::kPp &&
-      axis != CommAxis::kOther && cache_.find(*key) == cache_.end() &&
-      (memo_ == nullptr || memo_->find(memo_context_, *key) == nullptr)) {
-    const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, std::get<2>(*key)};
-    if (images_of_stage_zero(axis, spec, stage)) return collective(axis, op, bytes, 0, -1).alone_ps();
+  if (key && memo_ != nullptr) {
+    if (const SimTime* known = memo_->alone(memo_context_, *key)) return *known;
   }
-  return collective(axis, op, bytes, stage, -1).alone_ps();
+  const SimTime alone = [&] {
+    if (net_.fidelity == network::Fidelity::kAnalytical && key && stage > 0 && axis != CommAxis::kPp &&
+        axis != CommAxis::kOther && cache_.find(*key) == cache_.end() &&
+        (memo_ == nullptr || memo_->find(memo_context_, *key) == nullptr)) {
+      const collectives::CollectiveSpec spec{collective_op(op), collectives::Algorithm::kAuto, std::get<2>(*key)};
+      if (images_of_stage_zero(axis, spec, stage)) return collective(axis, op, bytes, 0, -1).alone_ps();
+    }
+    return collective(axis, op, bytes, stage, -1).alone_ps();
+  }();
+  if (key && memo_ != nullptr) memo_->add_alone(memo_context_, *key, alone);
+  return alone;
 }
 
 bool NetworkCommModel::timed_by_one_group(CommAxis axis, CommOp op, double bytes, int stage, double budget) {
