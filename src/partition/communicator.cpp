@@ -145,6 +145,106 @@ std::vector<char> Communicator::receive(int& from, int& tag) const {
   return bytes;
 }
 
+struct Outbox::Pending {
+  std::vector<char> bytes;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+Outbox::Outbox(const Communicator& comm) : comm_(comm) {}
+
+Outbox::~Outbox() {
+  try {
+    flush();
+  } catch (...) {  // an MPI failure here ends the job anyway (MPI_Abort by the caller's handler)
+  }
+}
+
+void Outbox::send(int to, int tag, std::vector<char> bytes) {
+  if (comm_.size() == 1) return;
+  reap();
+  auto p = std::make_unique<Pending>();
+  p->bytes = std::move(bytes);
+  check(MPI_Isend(p->bytes.data(), static_cast<int>(p->bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD, &p->request),
+        "isend");
+  pending_.push_back(std::move(p));
+}
+
+void Outbox::reap() {
+  std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
+    int done = 0;
+    check(MPI_Test(&p->request, &done, MPI_STATUS_IGNORE), "test");
+    return done != 0;
+  });
+}
+
+void Outbox::flush() {
+  wait_without_spinning([&] {
+    reap();
+    return pending_.empty();
+  });
+}
+
+struct Inbox::Pending {
+  int from = 0;
+  int tag = 0;
+  std::vector<char> bytes;
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+Inbox::Inbox(const Communicator& comm) : comm_(comm) {}
+
+Inbox::~Inbox() {
+  try {  // every message taken by then; any left must not be received into freed bytes
+    wait_without_spinning([&] {
+      std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
+        int done = 0;
+        check(MPI_Test(&p->request, &done, MPI_STATUS_IGNORE), "test");
+        return done != 0;
+      });
+      return pending_.empty();
+    });
+  } catch (...) {  // an MPI failure here ends the job anyway (MPI_Abort by the caller's handler)
+  }
+}
+
+void Inbox::start_arrived() {
+  if (comm_.size() == 1) return;
+  while (true) {
+    int flag = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &message, &status), "improbe");
+    if (flag == 0) return;
+    int count = 0;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    auto p = std::make_unique<Pending>();
+    p->from = status.MPI_SOURCE;
+    p->tag = status.MPI_TAG;
+    p->bytes.resize(static_cast<std::size_t>(count));
+    check(MPI_Imrecv(p->bytes.data(), count, MPI_BYTE, &message, &p->request), "imrecv");
+    pending_.push_back(std::move(p));
+  }
+}
+
+bool Inbox::take(int& from, int& tag, std::vector<char>& bytes) {
+  start_arrived();
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    int done = 0;
+    check(MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE), "test");
+    if (done == 0) continue;
+    from = (*it)->from;
+    tag = (*it)->tag;
+    bytes = std::move((*it)->bytes);
+    pending_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void Inbox::wait(int& from, int& tag, std::vector<char>& bytes) {
+  wait_without_spinning([&] { return take(from, tag, bytes); });
+}
+
 void Communicator::barrier() const {
   if (size_ == 1) return;
   MPI_Request request = MPI_REQUEST_NULL;

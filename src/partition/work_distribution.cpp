@@ -1,5 +1,7 @@
 #include "partition/work_distribution.hpp"
 
+#include <algorithm>
+
 #include "partition/contiguous_dealer.hpp"
 #include "util/byte_buffer.hpp"
 
@@ -24,7 +26,9 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
   }
   if (!comm.root()) {
     // A worker: ask for work by sending an empty result, do what comes, until told to stop.
-    comm.send(0, kResult, {});
+    // Results go back without waiting for process 0 to take them (Outbox).
+    Outbox results(comm);
+    results.send(0, kResult, {});
     while (true) {
       int from = 0;
       int tag = 0;
@@ -35,19 +39,26 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       ByteWriter w;
       w.u64(item);
       w.append(work(item));
-      comm.send(0, kResult, w.take());
+      results.send(0, kResult, w.take());
     }
+    results.flush();
     // Nobody starts the next distribute() before process 0 has finished this one: a request
     // for the next round must not reach this round's loop.
     comm.barrier();
     return;
   }
-  // Process 0: keeps every worker two items ahead (so none waits while process 0 is busy
-  // with an item of its own), and does one item itself whenever no message is waiting. Each
-  // process gets its items in a contiguous run (contiguous_dealer.hpp), so that what its
-  // simulations measure serves its next ones.
-  constexpr int kAhead = 2;
+  // Process 0: keeps every worker items ahead (so none waits while process 0 is busy with an
+  // item of its own), and does one item itself whenever no message is waiting. Each process
+  // gets its items in a contiguous run (contiguous_dealer.hpp), so that what its simulations
+  // measure serves its next ones. Ahead: up to 16 items while many are left (a sweep point of
+  // process 0's can take as long as ten of the worker's: two ahead left the worker idle half
+  // the benchmark sweep), down to 2 near the end, where items queued at one process could not
+  // go to another that is free.
   ContiguousDealer dealer(items.size(), comm.size());
+  const auto ahead = [&] {
+    return static_cast<int>(
+        std::clamp<std::size_t>(dealer.left() / (4 * static_cast<std::size_t>(comm.size())), 2, 16));
+  };
   std::size_t done = 0;
   int stopped = 0;
   const int workers = comm.size() - 1;
@@ -61,7 +72,7 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       ++done;
       --out;
     }
-    while (out < kAhead && dealer.left() > 0) {
+    while (out < ahead() && dealer.left() > 0) {
       comm.send(from, kWork, item_message(items[*dealer.next(from)]));
       ++out;
     }
@@ -70,17 +81,22 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
       ++stopped;
     }
   };
+  // Results are received without waiting for their bytes (Inbox): a worker's result moves
+  // while the worker is inside MPI, and process 0 goes on with its own items meanwhile.
+  Inbox inbox(comm);
   while (done < items.size() || stopped < workers) {
     int from = 0;
     int tag = 0;
-    if (comm.poll(from, tag)) {
-      answer(from, comm.receive(from, tag));
+    std::vector<char> message;
+    if (inbox.take(from, tag, message)) {
+      answer(from, message);
     } else if (dealer.left() > 0) {
       const std::uint64_t item = items[*dealer.next(0)];
       collect(item, work(item));
       ++done;
     } else {
-      answer(from, comm.receive(from, tag));
+      inbox.wait(from, tag, message);
+      answer(from, message);
     }
   }
   comm.barrier();

@@ -9,7 +9,7 @@
 namespace podsim::partition {
 
 /// Does `items` across the processes of `comm`, dynamically and in contiguous runs
-/// (ContiguousDealer): process 0 keeps every other process two items ahead (and does items itself
+/// (ContiguousDealer): process 0 keeps every other process items ahead (and does items itself
 /// in between), so fast and slow items balance and no process waits for the next item. `work(item)`
 /// runs on the process that got the item and returns its result as bytes; `collect(item, bytes)`
 /// runs on process 0 for every item, in the order results arrive. Every process calls this; it
