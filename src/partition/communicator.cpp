@@ -145,6 +145,15 @@ std::vector<char> Communicator::receive(int& from, int& tag) const {
   return bytes;
 }
 
+namespace {
+/// Whether a nonblocking send or receive has completed (its request is then released).
+bool completed(MPI_Request& request) {
+  int done = 0;
+  check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "test");
+  return done != 0;
+}
+}  // namespace
+
 struct Outbox::Pending {
   std::vector<char> bytes;
   MPI_Request request = MPI_REQUEST_NULL;
@@ -160,7 +169,7 @@ Outbox::~Outbox() {
 }
 
 void Outbox::send(int to, int tag, std::vector<char> bytes) {
-  if (comm_.size() == 1) return;
+  if (comm_.size() == 1) return;  // no other process to send to
   reap();
   auto p = std::make_unique<Pending>();
   p->bytes = std::move(bytes);
@@ -170,11 +179,7 @@ void Outbox::send(int to, int tag, std::vector<char> bytes) {
 }
 
 void Outbox::reap() {
-  std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
-    int done = 0;
-    check(MPI_Test(&p->request, &done, MPI_STATUS_IGNORE), "test");
-    return done != 0;
-  });
+  std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) { return completed(p->request); });
 }
 
 void Outbox::flush() {
@@ -196,11 +201,7 @@ Inbox::Inbox(const Communicator& comm) : comm_(comm) {}
 Inbox::~Inbox() {
   try {  // every message taken by then; any left must not be received into freed bytes
     wait_without_spinning([&] {
-      std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) {
-        int done = 0;
-        check(MPI_Test(&p->request, &done, MPI_STATUS_IGNORE), "test");
-        return done != 0;
-      });
+      std::erase_if(pending_, [](const std::unique_ptr<Pending>& p) { return completed(p->request); });
       return pending_.empty();
     });
   } catch (...) {  // an MPI failure here ends the job anyway (MPI_Abort by the caller's handler)
@@ -229,9 +230,7 @@ void Inbox::start_arrived() {
 bool Inbox::take(int& from, int& tag, std::vector<char>& bytes) {
   start_arrived();
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    int done = 0;
-    check(MPI_Test(&(*it)->request, &done, MPI_STATUS_IGNORE), "test");
-    if (done == 0) continue;
+    if (!completed((*it)->request)) continue;
     from = (*it)->from;
     tag = (*it)->tag;
     bytes = std::move((*it)->bytes);
@@ -249,11 +248,7 @@ void Communicator::barrier() const {
   if (size_ == 1) return;
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "ibarrier");
-  wait_without_spinning([&] {
-    int flag = 0;
-    check(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), "test");
-    return flag != 0;
-  });
+  wait_without_spinning([&] { return completed(request); });
 }
 
 void Communicator::abort(int code) const {
