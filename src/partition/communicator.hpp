@@ -28,14 +28,9 @@ class Communicator {
   /// Every process sends `out[r]` to process r and gets what each sent it.
   std::vector<std::vector<char>> exchange(const std::vector<std::vector<char>>& out) const;
 
-  /// Point to point, for handing out work: a message of bytes with a tag.
+  /// Point to point, for handing out work: a message of bytes with a tag (received through an
+  /// Inbox).
   void send(int to, int tag, const std::vector<char>& bytes) const;
-  /// True if a message from anyone is waiting (`from`, `tag` then say whose and what).
-  bool poll(int& from, int& tag) const;
-  /// Receives the next message from anyone; `from` and `tag` say from whom and what. Waits
-  /// asleep between checks (as barrier() does), not in MPI's busy loop: an idle process must
-  /// not take a core from a busy one.
-  std::vector<char> receive(int& from, int& tag) const;
 
   void barrier() const;
   /// Stops every process of the run with `code` (MPI_Abort). Returns only with one process.
@@ -65,8 +60,6 @@ class Outbox {
 
  private:
   struct Pending;
-  /// Drops the messages that have gone.
-  void reap();
   const Communicator& comm_;
   std::vector<std::unique_ptr<Pending>> pending_;
 };
@@ -86,7 +79,8 @@ class Inbox {
 
   /// The oldest message whose bytes are all in, if any (`from`, `tag`, `bytes` then say it).
   bool take(int& from, int& tag, std::vector<char>& bytes);
-  /// Waits, asleep between checks, until take() has a message, and takes it.
+  /// Waits, asleep between checks (not in MPI's busy loop: an idle process must not take a core
+  /// from a busy one), until take() has a message, and takes it.
   void wait(int& from, int& tag, std::vector<char>& bytes);
 
  private:

@@ -26,13 +26,17 @@ void distribute(const Communicator& comm, const std::vector<std::uint64_t>& item
   }
   if (!comm.root()) {
     // A worker: ask for work by sending an empty result, do what comes, until told to stop.
-    // Results go back without waiting for process 0 to take them (Outbox).
+    // Results go back without waiting for process 0 to take them (Outbox); work comes in
+    // through an Inbox, waited for asleep. (kStop comes only once every item sent has come
+    // back, so no work can be left behind it.)
     Outbox results(comm);
+    Inbox work_in(comm);
     results.send(0, kResult, {});
     while (true) {
       int from = 0;
       int tag = 0;
-      const std::vector<char> message = comm.receive(from, tag);
+      std::vector<char> message;
+      work_in.wait(from, tag, message);
       if (tag == kStop) break;
       ByteReader r(message);
       const std::uint64_t item = r.u64();
