@@ -6,6 +6,7 @@
 #include "parallelism/pipeline_schedule.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/stage_layers.hpp"
+#include "parallelism/zero3_collectives.hpp"
 #include "workload/activation_sizes.hpp"
 
 namespace podsim::memory {
@@ -50,6 +51,9 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
   const double layer_params = workload::count_params(m).per_layer / p.tp;
   const double dp = parallelism::zero_shard(p);  // the replicas ZeRO shards over
   const bool working_copy = parallelism::working_weight_copy(prec, p.zero);
+  // ZeRO-3 gathered once a step: the stage's parameters stay gathered and its gradients
+  // accumulate whole (in the reduction's dtype) from the first forward to the step's end.
+  const bool gathered_once = parallelism::zero3_gathers_once(p, t);
 
   std::vector<MemoryBreakdown> out;
   for (int stage = 0; stage < p.pp; ++stage) {
@@ -58,12 +62,14 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
     const double shard = params / dp;
     if (p.zero == 3) {
       mem.weights = shard * dtype_bytes(prec.params);
+      if (gathered_once) mem.weights += params * dtype_bytes(prec.comm);
     } else if (working_copy) {
       mem.weights = params * dtype_bytes(parallelism::activation_dtype(prec));
     } else {
       mem.weights = params * dtype_bytes(prec.params);
     }
-    mem.gradients = (p.zero >= 2 ? shard : params) * dtype_bytes(prec.grads);
+    mem.gradients = gathered_once ? params * dtype_bytes(parallelism::reduce_dtype(prec))
+                                  : (p.zero >= 2 ? shard : params) * dtype_bytes(prec.grads);
     const double optimizer_params = p.zero >= 1 ? shard : params;
     double master = parallelism::separate_master_weights(prec) ? dtype_bytes(prec.optimizer) : 0.0;
     if (working_copy) master = dtype_bytes(prec.params);  // the stored weights are the sharded master
@@ -99,7 +105,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
       mem.temporary += std::min(t.dp_bucket_bytes, params * dtype_bytes(parallelism::reduce_dtype(prec)));
     }
     // ZeRO-3: the layer computing and the fsdp_prefetch layers gathered ahead of it.
-    if (p.zero == 3 && p.dp > 1) {
+    if (p.zero == 3 && p.dp > 1 && !gathered_once) {
       mem.temporary += (t.overlap.fsdp_prefetch + 1.0) * layer_params * dtype_bytes(prec.comm);
     }
     mem.total = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.temporary;

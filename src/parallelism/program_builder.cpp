@@ -113,7 +113,8 @@ class StageBuilder {
       : c_(c),
         stage_(stage),
         shard_grad_op_(c.parallel.zero == 2 && c.parallel.dp > 1 &&
-                       workload::stack_profile(c.training.stack).zero2_shard_grad_op) {
+                       workload::stack_profile(c.training.stack).zero2_shard_grad_op),
+        gathers_once_(zero3_gathers_once(c.parallel, c.training)) {
     p_.stage = stage;
   }
 
@@ -166,6 +167,8 @@ class StageBuilder {
   /// the forward, gradients reduce-scattered layer by layer.
   bool fsdp_sharded() const { return zero3() || shard_grad_op(); }
   bool per_tensor() const { return zero3() && c_.training.zero3_collectives == Zero3Collectives::kPerTensor; }
+  /// ZeRO-3 gathered once a step and reduced after the stage's last backward (zero3_gathers_once).
+  bool gathers_once() const { return gathers_once_; }
   std::size_t zero3_tasks_per_layer() const {
     if (shard_grad_op()) return 3;
     if (!zero3()) return 0;
@@ -259,9 +262,11 @@ class StageBuilder {
 
   /// ZeRO-3: gathers a layer's parameters on the gather stream, at most fsdp_prefetch layers
   /// ahead of the layer computing (its buffer is free once the layer fsdp_prefetch + 1 back has
-  /// finished). Returns the gather task, which the layer must wait for.
-  std::vector<std::uint32_t> gather_params(double params, bool forward) {
+  /// finished). Returns the gather task, which the layer must wait for; none where the
+  /// parameters are still gathered (gathers_once: all but each block's first forward).
+  std::vector<std::uint32_t> gather_params(double params, bool forward, bool first_forward = false) {
     if (!zero3() && !(forward && shard_grad_op())) return {};
+    if (gathers_once() && !(forward && first_forward)) return {};
     std::vector<std::uint32_t> window;
     const auto ahead = static_cast<std::size_t>(c_.training.overlap.fsdp_prefetch) + 1;
     if (gathered_.size() >= ahead) window.push_back(gathered_[gathered_.size() - ahead]);
@@ -276,8 +281,9 @@ class StageBuilder {
     return {p_.add(collective(Stream::kDpGather, CommAxis::kDp, CommOp::kAllGather, params * c_.comm_bytes))};
   }
 
-  void note_gathered_compute() {
-    if (fsdp_sharded()) gathered_.push_back(last_);
+  /// The compute that used a gather's parameters (the prefetch window counts these).
+  void note_gathered_compute(bool gathered) {
+    if (fsdp_sharded() && (gathered || !gathers_once())) gathered_.push_back(last_);
   }
 
   double params_of(Block b) const {
@@ -312,10 +318,11 @@ class StageBuilder {
       return;
     }
     const double params = params_of(b);
-    std::vector<std::uint32_t> deps = gather_params(params, category == ComputeCategory::kForward);
+    std::vector<std::uint32_t> deps = gather_params(params, category == ComputeCategory::kForward, first_forward);
+    const bool gathered = !deps.empty();
     for (const std::uint32_t g : early_gather(params, first_forward)) deps.push_back(g);
     run(segments, category, deps);
-    note_gathered_compute();
+    note_gathered_compute(gathered);
   }
 
   /// A data-parallel reduction of `params` gradients (per chip) on the reduce stream once task
@@ -340,6 +347,11 @@ class StageBuilder {
       blocking_calls(CommOp::kReduceScatter, calls_of(b).reduce, ComputeCategory::kBackward);
       return;
     }
+    if (gathers_once()) {
+      // Accumulated whole until the stage's last backward has run (reduce_accumulated).
+      if (final_microbatch) ready_grads_.push_back({params, last_});
+      return;
+    }
     if (fsdp_sharded()) {
       // FSDP reduce-scatters every microbatch's gradients as they come; where the stack lets
       // only fsdp_reduce_limit of them be outstanding, the compute stream first waits for the
@@ -359,6 +371,14 @@ class StageBuilder {
     // remove_grads: `if self.partition_gradients or self.is_gradient_accumulation_boundary`);
     // ZeRO-0/1 accumulate locally and reduce the final microbatch's only.
     if (final_microbatch || zero2()) ready_grads_.push_back({params, last_});
+  }
+
+  /// gathers_once: the accumulated gradients of every block whose last backward has run,
+  /// reduce-scattered one block after another once `backward_end` has finished, as the
+  /// pipeline's reduce-grad step issues each FSDP group's post-backward.
+  void reduce_accumulated(std::uint32_t backward_end) {
+    for (const auto& [params, task] : ready_grads_) reduce(CommOp::kReduceScatter, params, backward_end);
+    ready_grads_.clear();
   }
 
   /// Reduces the gradients made ready since the last flush, in buckets of dp_bucket_bytes in
@@ -430,7 +450,7 @@ class StageBuilder {
       } else {
         run(c_.layer_backward, ComputeCategory::kBackward, gather);
       }
-      note_gathered_compute();
+      note_gathered_compute(!gather.empty());
       gradients_ready(Block::kLayer, final_microbatch);
     }
     if (vs == 0) {
@@ -440,6 +460,7 @@ class StageBuilder {
     }
     last_backward_ = last_;
     if (zero2()) reduce_ready(last_backward_);
+    if (gathers_once() && final_microbatch) reduce_accumulated(last_backward_);
     if (vs > 0) send(false, vs - 1, a.microbatch);
   }
 
@@ -497,6 +518,7 @@ class StageBuilder {
   const Context& c_;
   int stage_;
   bool shard_grad_op_;
+  bool gathers_once_;
   StageProgram p_;
   std::size_t built_ = 0;
   std::uint32_t last_ = 0;

@@ -6,6 +6,7 @@
 
 #include "parallelism/layer_times.hpp"
 #include "parallelism/stage_layers.hpp"
+#include "parallelism/zero3_collectives.hpp"
 
 namespace podsim::parallelism {
 
@@ -122,8 +123,11 @@ SimTime zero3_stream_bound_ps(const workload::ModelSpec& model, const ParallelSp
     SimTime on_stage = 0;
     for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) on_stage += layers[static_cast<std::size_t>(chunk * parallel.pp + s)];
     const Zero3Times& t = times[static_cast<std::size_t>(s)];
-    const SimTime gathers = m * on_stage * 2 * t.gather_ps;
-    const SimTime reduces = m * on_stage * t.reduce_ps;
+    // Gathered before each layer's forward and backward and reduced after its backward, in
+    // every microbatch; or once a step (zero3_gathers_once).
+    const bool once = zero3_gathers_once(parallel, training);
+    const SimTime gathers = (once ? 1 : 2 * m) * on_stage * t.gather_ps;
+    const SimTime reduces = (once ? 1 : m) * on_stage * t.reduce_ps;
     bound = std::max(bound, training.overlap.dp_serial ? gathers + reduces : std::max(gathers, reduces));
   }
   return bound;

@@ -6,6 +6,7 @@
 
 #include "parallelism/layer_segments.hpp"
 #include "parallelism/program_builder.hpp"
+#include "parallelism/zero3_collectives.hpp"
 #include "util/sim_time.hpp"
 #include "util/units.hpp"
 
@@ -36,6 +37,9 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   // A stack that limits the outstanding reduce-scatters waits once per layer's backward.
   const double wait = training.overlap.fsdp_reduce_limit > 0 ? 1 : 0;
   double zero3 = parallel.zero == 3 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 4 : 3) + wait : 0;
+  // Gathered once a step: a gather and a reduce-scatter (and its replicas' all-reduce) per layer.
+  const bool once = zero3_gathers_once(parallel, training);
+  if (once) zero3 = 0;
   if (zero3 > 0 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
     zero3 = 4.0 * static_cast<double>(workload::layer_param_tensors(model).size());
   }
@@ -51,6 +55,7 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   // each pass of a virtual stage adds a receive (or input) and a send.
   const double passes = w.microbatches * parallel.pp * parallel.virtual_stages * 2;
   w.tasks = w.microbatches * model.layers * w.ops_per_layer + passes * 2 + 64.0 * parallel.pp;
+  if (once) w.tasks += model.layers * (hybrid_shard(parallel) ? 3.0 : 2.0);
   w.memory_bytes = w.tasks * kBytesPerTask;
   return w;
 }

@@ -2,10 +2,17 @@
 
 #include "hardware/compute_model.hpp"
 #include "parallelism/parallel_spec.hpp"
+#include "workload/stack_profile.hpp"
 
 #include <algorithm>
 
 namespace podsim::parallelism {
+
+bool zero3_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training) {
+  return parallel.zero == 3 && parallel.dp > 1 && parallel.pp > 1 &&
+         training.zero3_collectives == Zero3Collectives::kFlat &&
+         workload::stack_profile(training.stack).zero3_pipeline_gathers_once;
+}
 
 const char* zero3_collectives_name(Zero3Collectives z) {
   return z == Zero3Collectives::kPerTensor ? "per-tensor" : "flat";

@@ -32,6 +32,9 @@
 
 namespace podsim::parallelism {
 
+struct ParallelSpec;
+struct TrainingSpec;
+
 /// DeepSpeed's stage3_param_persistence_threshold default (deepspeed/runtime/zero/constants.py).
 inline constexpr double kPersistenceThreshold = 1e5;
 /// DeepSpeed's stage3_max_reuse_distance default (deepspeed/runtime/zero/constants.py).
@@ -67,6 +70,14 @@ struct PerTensorPlan {
 /// `recompute_gathers`: the recompute forward re-runs linear layers, so it fetches their weights.
 PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double embedding_params,
                               double head_params, bool recompute_gathers);
+
+/// ZeRO-3 whose pipeline stages gather their parameters once a step (flat collectives, data
+/// and pipeline parallelism, and a stack that runs it so: StackProfile::
+/// zero3_pipeline_gathers_once): the first forward of each block gathers it, nothing gathers
+/// again, gradients accumulate whole in the reduction's dtype and are reduce-scattered block by
+/// block after the stage's last backward. Otherwise ZeRO-3 gathers and reduce-scatters in
+/// every microbatch.
+bool zero3_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training);
 
 /// What a list-form collective of `bytes` on `dp` chips costs beside its transfer: dp copies,
 /// each one of the chip's operations (hardware::op_time: its per-op overhead, and its shard

@@ -57,6 +57,18 @@
 //   schedule in groups of N microbatches other than pp (ModelParallelConfig
 //   .microbatch_group_size_per_vp_stage, --microbatch-group-size-per-virtual-pipeline-stage);
 //   Megatron-LM of 2021 grouped by pp and asserted the microbatches a multiple of it.
+// - ZeRO-3 with a pipeline (zero3_pipeline_gathers_once): torchtitan wraps every block with
+//   fully_shard(reshard_after_forward=not pp_enabled) (torchtitan/models/llama3/infra/
+//   parallelize.py, apply_fsdp: "For PP, by default do not reshard after forward to avoid
+//   per-microbatch all-gathers"), and torch.distributed.pipelining runs every microbatch's
+//   backward with set_reshard_after_backward(False) and set_requires_gradient_sync(False)
+//   (stage.py, backward_maybe_with_nosync), then, after the stage's last backward, reduces
+//   every block's gradients and reshards (perform_reduce_grad, called at the end of
+//   Schedule1F1B._step_microbatches in schedules.py). So the first forward gathers each block
+//   once, nothing is gathered again, the gradients accumulate whole in the reduction's dtype
+//   (FSDPParam.to_accumulated_grad_if_needed) and are reduce-scattered once. MaxText's pipeline
+//   gathers the stage's weights in every loop iteration (MaxText/layers/pipeline.py,
+//   run_one_iteration); DeepSpeed refuses ZeRO-3 with a pipeline (above).
 #include "workload/stack_profile.hpp"
 
 
@@ -66,14 +78,6 @@ namespace {
 
 constexpr std::array<const char*, 6> kNames{"megatron-lm", "megatron-core", "deepspeed",
                                             "pytorch-fsdp", "torchtitan",   "maxtext"};
-
-StackProfile gpu(bool flash, LossKernel loss, bool zero2_with_pipeline, bool collective_matmul,
-                 bool param_gather_overlap = false, int fsdp_reduce_limit = 0, bool microbatch_groups = false,
-                 bool zero2_shard_grad_op = false) {
-  return StackProfile{hardware::SoftwareStack::kMegatron, flash, loss, kEagerPytorch, zero2_with_pipeline,
-                      collective_matmul, param_gather_overlap, fsdp_reduce_limit, microbatch_groups,
-                      zero2_shard_grad_op};
-}
 
 }  // namespace
 
@@ -95,13 +99,32 @@ std::optional<Stack> stack_named(std::string_view word) {
 }
 
 const StackProfile& stack_profile(Stack s) {
+  using hardware::SoftwareStack;
   static const std::array<StackProfile, 6> kProfiles{
-      gpu(false, LossKernel::kMegatron, false, false),  // megatron-lm
-      gpu(true, LossKernel::kMegatron, false, true, true, 0, true),  // megatron-core
-      gpu(false, LossKernel::kMegatron, false, false),  // deepspeed
-      gpu(false, LossKernel::kFused, true, false, false, 0, false, true),  // pytorch-fsdp
-      gpu(true, LossKernel::kPyTorch, true, true, false, 1, false, true),  // torchtitan
-      StackProfile{hardware::SoftwareStack::kXla, false, LossKernel::kFused, HostCost{}, true, true, false, 1},  // maxtext
+      StackProfile{.host = kEagerPytorch, .zero2_with_pipeline = false, .collective_matmul = false},  // megatron-lm
+      StackProfile{.flash_attention = true,
+                   .host = kEagerPytorch,
+                   .zero2_with_pipeline = false,
+                   .param_gather_overlap = true,
+                   .microbatch_groups = true},  // megatron-core
+      StackProfile{.host = kEagerPytorch,
+                   .zero2_with_pipeline = false,
+                   .collective_matmul = false,
+                   .zero3_with_pipeline = false},  // deepspeed
+      StackProfile{.loss_kernel = LossKernel::kFused,
+                   .host = kEagerPytorch,
+                   .collective_matmul = false,
+                   .zero2_shard_grad_op = true},  // pytorch-fsdp
+      StackProfile{.flash_attention = true,
+                   .loss_kernel = LossKernel::kPyTorch,
+                   .host = kEagerPytorch,
+                   .fsdp_reduce_limit = 1,
+                   .zero2_shard_grad_op = true,
+                   .zero3_pipeline_gathers_once = true},  // torchtitan
+      StackProfile{.family = SoftwareStack::kXla,
+                   .loss_kernel = LossKernel::kFused,
+                   .host = HostCost{},       // a compiled program: no host cost per op
+                   .fsdp_reduce_limit = 1},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];
 }

@@ -58,6 +58,14 @@ struct StackProfile {
   /// optimizer. Otherwise DeepSpeed's: weights kept whole, gradients reduce-scattered in buckets,
   /// the updated weights gathered once after the optimizer.
   bool zero2_shard_grad_op = false;
+  /// ZeRO-3 with pipeline parallelism keeps each stage's parameters gathered from its first
+  /// forward to the step's end, accumulates its gradients whole and reduce-scatters them once,
+  /// after the stage's last backward (torchtitan's FSDP2 under torch.distributed.pipelining).
+  /// Otherwise every microbatch gathers and reduce-scatters as without a pipeline (MaxText's
+  /// pipeline gathers the stage's weights in every iteration). Cited in stack_profile.cpp.
+  bool zero3_pipeline_gathers_once = false;
+  /// Runs ZeRO-3 with pipeline parallelism (DeepSpeed's PipelineEngine asserts it cannot).
+  bool zero3_with_pipeline = true;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

@@ -50,6 +50,32 @@ TEST(ModelState, DistributedOptimizerShardsTheMasterAndKeepsA16BitWorkingCopy) {
   EXPECT_NEAR(state(stage_memory(m, chip(), p, t)[0]) / (psi * 14 / 8), 1.0, 1e-12);
 }
 
+TEST(ModelState, TorchtitansZeroThreePipelineKeepsItsStageGatheredAndItsGradientsWhole) {
+  // ZeRO-3 over d = 8 with pp 2 under torchtitan: the stage's parameters stay gathered from
+  // their first forward to the step's end (2 bytes, bf16) beside the fp32 shard (4 / d), the
+  // gradients accumulate whole in the reduction's dtype (fp32 here: 4), Adam stays sharded
+  // (8 / d); no gather buffer on top. MaxText's pipeline gathers per microbatch: (4 + 2 + 8) / d
+  // and the layers gathered ahead.
+  const auto m = gpt(4);
+  parallelism::ParallelSpec p;
+  p.dp = 8;
+  p.pp = 2;
+  p.zero = 3;
+  parallelism::TrainingSpec t;
+  t.global_batch = 32;
+  t.precision.reduce = hardware::DType::kFp32;
+  t.stack = workload::Stack::kTorchtitan;
+  const double psi = parallelism::stage_param_count(m, p, 0);
+  const MemoryBreakdown titan = stage_memory(m, chip(), p, t)[0];
+  EXPECT_NEAR(titan.weights / (psi * (2 + 4.0 / 8)), 1.0, 1e-12);
+  EXPECT_NEAR(titan.gradients / (psi * 4), 1.0, 1e-12);
+  EXPECT_NEAR(titan.optimizer / (psi * 8.0 / 8), 1.0, 1e-12);
+  t.stack = workload::Stack::kMaxText;
+  const MemoryBreakdown maxtext = stage_memory(m, chip(), p, t)[0];
+  EXPECT_NEAR((maxtext.weights + maxtext.gradients + maxtext.optimizer) / (psi * 14 / 8), 1.0, 1e-12);
+  EXPECT_GT(maxtext.temporary, titan.temporary);
+}
+
 TEST(ModelState, HybridShardingShardsOverTheGroupOnly) {
   // dp = 32 replicas in groups of 8 (FSDP HYBRID_SHARD, MaxText ici_fsdp × dcn_data): the
   // model state is sharded over the 8 only, so each chip holds what dp = 8 would.

@@ -15,6 +15,7 @@
 #include "parallelism/program_builder.hpp"
 #include "parallelism/stage_layers.hpp"
 #include "parallelism/step_bound.hpp"
+#include "parallelism/zero3_collectives.hpp"
 
 namespace podsim::parallelism {
 namespace {
@@ -344,6 +345,110 @@ TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
   p.pp = 1;
   p.dp = 4;
   EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
+}
+
+TEST(ZeroStages, ZeroThreeWithAPipelineGathersOnceAStepUnderTorchtitanAndEveryMicrobatchUnderMaxText) {
+  // dp 2 × pp 2, ZeRO-3, 12 sequences of micro batch 1: 6 microbatches per replica. Stage 0
+  // holds the embedding and 2 layers: 3 blocks. MaxText's pipeline gathers every block before
+  // its forward and its backward and reduce-scatters it after its backward, in every
+  // microbatch: 2·6·3 gathers, 6·3 reduce-scatters. torchtitan (FSDP2 under
+  // torch.distributed.pipelining) gathers each block in its first forward only and
+  // reduce-scatters each once, after the stage's last backward: 3 and 3, the gathers moving
+  // the stage's parameters once in the communication dtype and the reductions its gradients
+  // once in the reduction's.
+  const auto m = model(4);
+  const hardware::ChipSpec chip = small_chip();
+  ParallelSpec p;
+  p.dp = 2;
+  p.pp = 2;
+  p.zero = 3;
+  TrainingSpec t;
+  t.global_batch = 12;
+  const int blocks = 3;
+  const double params = stage_param_count(m, p, 0);
+  struct Count {
+    int gathers = 0, scatters = 0;
+    double gathered = 0, scattered = 0;
+    bool scatters_after_backward = true;
+  };
+  const auto count = [&](workload::Stack stack) {
+    t.stack = stack;
+    const StageProgram program = build_step(m, chip, p, t).stages.front();
+    std::size_t last_backward = 0;
+    for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+      const Task& task = program.tasks[i];
+      if (task.kind == TaskKind::kCompute && task.category == ComputeCategory::kBackward) last_backward = i;
+    }
+    Count c;
+    for (std::size_t i = 0; i < program.tasks.size(); ++i) {
+      const Task& task = program.tasks[i];
+      if (task.kind != TaskKind::kCollective || task.axis != CommAxis::kDp) continue;
+      if (task.op == CommOp::kAllGather) {
+        ++c.gathers;
+        c.gathered += task.bytes;
+      } else if (task.op == CommOp::kReduceScatter) {
+        ++c.scatters;
+        c.scattered += task.bytes;
+        // Every one waits for the stage's last backward compute (or something after it).
+        bool after = false;
+        for (std::uint32_t d = task.deps_begin; d < task.deps_end; ++d)
+          after = after || program.deps[d] >= last_backward;
+        c.scatters_after_backward = c.scatters_after_backward && after;
+      }
+    }
+    return c;
+  };
+  EXPECT_TRUE(zero3_gathers_once(p, [&] {
+    TrainingSpec tt = t;
+    tt.stack = workload::Stack::kTorchtitan;
+    return tt;
+  }()));
+  const Count titan = count(workload::Stack::kTorchtitan);
+  EXPECT_EQ(titan.gathers, blocks);
+  EXPECT_EQ(titan.scatters, blocks);
+  EXPECT_NEAR(titan.gathered, params * hardware::dtype_bytes(t.precision.comm), 1.0);
+  EXPECT_NEAR(titan.scattered, params * hardware::dtype_bytes(reduce_dtype(t.precision)), 1.0);
+  EXPECT_TRUE(titan.scatters_after_backward);
+  const Count maxtext = count(workload::Stack::kMaxText);
+  EXPECT_FALSE(zero3_gathers_once(p, t));
+  EXPECT_EQ(maxtext.gathers, 2 * 6 * blocks);
+  EXPECT_EQ(maxtext.scatters, 6 * blocks);
+  EXPECT_FALSE(maxtext.scatters_after_backward);
+  // Without a pipeline torchtitan reshards after the forward and reduces every microbatch.
+  p.pp = 1;
+  p.dp = 4;
+  t.stack = workload::Stack::kTorchtitan;
+  EXPECT_FALSE(zero3_gathers_once(p, t));
+}
+
+TEST(ZeroStages, ZeroThreeWithAPipelineIsRefusedUnderDeepSpeed) {
+  // DeepSpeed's PipelineEngine asserts ZeRO < 2, which covers stage 3 too.
+  const auto m = model(4);
+  const hardware::ChipSpec chip = small_chip();
+  ParallelSpec p;
+  p.dp = 2;
+  p.pp = 2;
+  p.zero = 3;
+  TrainingSpec t;
+  t.global_batch = 8;
+  t.stack = workload::Stack::kDeepSpeed;
+  try {
+    check_layout(m, chip, p, t, 4);
+    FAIL() << "ZeRO-3 with pp 2 was accepted on deepspeed";
+  } catch (const LayoutError& e) {
+    EXPECT_EQ(e.key(), "parallelism.zero");
+    EXPECT_NE(std::string(e.what()).find("torchtitan"), std::string::npos) << e.what();
+  }
+  p.pp = 1;
+  p.dp = 4;
+  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
+  p.pp = 2;
+  p.dp = 2;
+  for (workload::Stack runs_it :
+       {workload::Stack::kTorchtitan, workload::Stack::kMaxText, workload::Stack::kMegatronLm}) {
+    t.stack = runs_it;
+    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(runs_it);
+  }
 }
 
 TEST(HostPacing, ARunLastsTheLongerOfItsKernelsAndTheirIssue) {

@@ -523,6 +523,13 @@ TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
   expect_search_matches_exhaustive(composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2"}));
 }
 
+TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksUnderTorchtitan) {
+  // FSDP2 under torch.distributed.pipelining gathers a ZeRO-3 stage once a step: its bound
+  // counts those gathers, not one per microbatch, and stays below every simulated step.
+  expect_search_matches_exhaustive(
+      composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2", "training.stack=torchtitan"}));
+}
+
 /// GPT 1.7B on two DGX A100 nodes under Megatron-Core, which can gather ZeRO-1's updated
 /// weights in the next forward (--overlap-param-gather) and overlap TP with its matmuls.
 runtime::Scenario megatron_core_base() {
