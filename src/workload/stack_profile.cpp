@@ -69,6 +69,9 @@
 //   (FSDPParam.to_accumulated_grad_if_needed) and are reduce-scattered once. MaxText's pipeline
 //   gathers the stage's weights in every loop iteration (MaxText/layers/pipeline.py,
 //   run_one_iteration); DeepSpeed refuses ZeRO-3 with a pipeline (above).
+// - fp32_reductions: torchtitan's FSDP mixed precision reduces in float32 by default
+//   (torchtitan/config/job_config.py, Training.mixed_precision_reduce = "float32", passed as
+//   MixedPrecisionPolicy(reduce_dtype=...) to fully_shard; parameters in bfloat16).
 #include "workload/stack_profile.hpp"
 
 
@@ -120,7 +123,8 @@ const StackProfile& stack_profile(Stack s) {
                    .host = kEagerPytorch,
                    .fsdp_reduce_limit = 1,
                    .zero2_shard_grad_op = true,
-                   .zero3_pipeline_gathers_once = true},  // torchtitan
+                   .zero3_pipeline_gathers_once = true,
+                   .fp32_reductions = true},  // torchtitan
       StackProfile{.family = SoftwareStack::kXla,
                    .loss_kernel = LossKernel::kFused,
                    .host = HostCost{},       // a compiled program: no host cost per op

@@ -66,6 +66,9 @@ struct StackProfile {
   bool zero3_pipeline_gathers_once = false;
   /// Runs ZeRO-3 with pipeline parallelism (DeepSpeed's PipelineEngine asserts it cannot).
   bool zero3_with_pipeline = true;
+  /// Data-parallel reductions move fp32 unless the scenario says (training.precision.reduce);
+  /// otherwise they move what the other communication moves (precision.comm).
+  bool fp32_reductions = false;
 };
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".

@@ -378,6 +378,12 @@ TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
   const runtime::Scenario titan = load_scenario("titan.yaml").scenario;
   EXPECT_TRUE(titan.training.flash_attention);
   EXPECT_EQ(titan.training.loss_kernel, workload::LossKernel::kPyTorch);
+  // ... and reductions in fp32 (mixed_precision_reduce), where the others move precision.comm.
+  EXPECT_EQ(parallelism::reduce_dtype(titan.training.precision), hardware::DType::kFp32);
+  EXPECT_EQ(parallelism::reduce_dtype(plain.training.precision), hardware::DType::kBf16);
+  write("titan-bf16.yaml", scenario(", stack: torchtitan, precision: { reduce: bf16 }"));
+  EXPECT_EQ(parallelism::reduce_dtype(load_scenario("titan-bf16.yaml").scenario.training.precision),
+            hardware::DType::kBf16);
   // maxtext on a GPU: XLA's defaults follow (compiled: no host cost; collective matmul).
   write("xla.yaml", scenario(", stack: maxtext"));
   const runtime::Scenario xla = load_scenario("xla.yaml").scenario;
