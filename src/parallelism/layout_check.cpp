@@ -108,13 +108,14 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                                           "distributed optimizer)");
   }
   if (p.zero == 3 && p.pp > 1 && !workload::stack_profile(t.stack).zero3_with_pipeline) {
-    // The same assertion (deepspeed/runtime/pipe/engine.py). PyTorch FSDP under
-    // torch.distributed.pipelining (torchtitan) and MaxText's pipeline run it.
+    // The same assertion (deepspeed/runtime/pipe/engine.py), and Megatron-LM has no ZeRO-3.
+    // PyTorch FSDP under torch.distributed.pipelining (torchtitan) and MaxText's pipeline run it.
     throw LayoutError("parallelism.zero", std::string("ZeRO-3 with pipeline parallelism does not run on ") +
                                               workload::stack_name(t.stack) +
                                               ": DeepSpeed's pipeline engine refuses it (\"ZeRO-2 and ZeRO-3 are "
-                                              "incompatible with pipeline parallelism\"); use zero: 1, or "
-                                              "training.stack: torchtitan (FSDP2 with pipelining)");
+                                              "incompatible with pipeline parallelism\") and Megatron-LM has no "
+                                              "ZeRO-3; use zero: 1, or training.stack: torchtitan (FSDP2 with "
+                                              "pipelining)");
   }
   if (t.overlap.tp == TpOverlap::kCollectiveMatmul && p.tp > 1 && !workload::stack_profile(t.stack).collective_matmul) {
     throw LayoutError("training.overlap.tp",

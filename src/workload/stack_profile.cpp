@@ -68,7 +68,8 @@
 //   once, nothing is gathered again, the gradients accumulate whole in the reduction's dtype
 //   (FSDPParam.to_accumulated_grad_if_needed) and are reduce-scattered once. MaxText's pipeline
 //   gathers the stage's weights in every loop iteration (MaxText/layers/pipeline.py,
-//   run_one_iteration); DeepSpeed refuses ZeRO-3 with a pipeline (above).
+//   run_one_iteration). DeepSpeed refuses ZeRO-3 with a pipeline (above) and Megatron-LM has no
+//   ZeRO-3, so megatron-lm (Megatron-LM and Megatron-DeepSpeed) and deepspeed refuse it.
 // - fp32_reductions: torchtitan's FSDP mixed precision reduces in float32 by default
 //   (torchtitan/config/job_config.py, Training.mixed_precision_reduce = "float32", passed as
 //   MixedPrecisionPolicy(reduce_dtype=...) to fully_shard; parameters in bfloat16).
@@ -104,7 +105,10 @@ std::optional<Stack> stack_named(std::string_view word) {
 const StackProfile& stack_profile(Stack s) {
   using hardware::SoftwareStack;
   static const std::array<StackProfile, 6> kProfiles{
-      StackProfile{.host = kEagerPytorch, .zero2_with_pipeline = false, .collective_matmul = false},  // megatron-lm
+      StackProfile{.host = kEagerPytorch,
+                   .zero2_with_pipeline = false,
+                   .collective_matmul = false,
+                   .zero3_with_pipeline = false},  // megatron-lm
       StackProfile{.flash_attention = true,
                    .host = kEagerPytorch,
                    .zero2_with_pipeline = false,
