@@ -185,20 +185,29 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   prec.allow_only({"compute", "params", "grads", "optimizer", "comm", "reduce", "activations", "fp8_attention",
                    "loss"});
   prec.set_default("compute", "bf16");
+  const hardware::DType compute = read_dtype(prec, "compute");
   prec.set_default("params", "fp32");
-  prec.set_default("grads", "bf16");
+  prec.set_default(
+      "grads",
+      std::string(hardware::dtype_name(workload::default_grads_dtype(profile, compute, hardware::DType::kBf16))));
   prec.set_default("optimizer", "fp32");
   prec.set_default("comm", "bf16");
-  t.precision = {read_dtype(prec, "compute"), read_dtype(prec, "params"), read_dtype(prec, "grads"),
-                 read_dtype(prec, "optimizer"), read_dtype(prec, "comm"), std::nullopt, false, std::nullopt};
+  t.precision = {compute,
+                 read_dtype(prec, "params"),
+                 read_dtype(prec, "grads"),
+                 read_dtype(prec, "optimizer"),
+                 read_dtype(prec, "comm"),
+                 std::nullopt,
+                 false,
+                 std::nullopt};
   // Transformer Engine's split: with 8-bit GEMMs everything else stays in bf16.
   prec.set_default("activations", std::string(hardware::dtype_name(parallelism::activation_dtype(t.precision))));
   t.precision.activations = read_dtype(prec, "activations");
   if (hardware::dtype_bytes(*t.precision.activations) < 2) {
     prec.fail("activations", "activations are kept in 16 or 32 bits (fp8 applies to the GEMMs: set compute: fp8)");
   }
-  prec.set_default("reduce", profile.fp32_reductions ? std::string(hardware::dtype_name(hardware::DType::kFp32))
-                                                     : std::string(hardware::dtype_name(t.precision.comm)));
+  prec.set_default(
+      "reduce", std::string(hardware::dtype_name(workload::default_reduce_dtype(profile, compute, t.precision.comm))));
   t.precision.reduce = read_dtype(prec, "reduce");
   prec.set_default("fp8_attention", "false");
   t.precision.fp8_attention = prec.boolean("fp8_attention");

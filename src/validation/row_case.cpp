@@ -601,6 +601,18 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     return out;
   }
   t.precision = *precision;
+  {
+    // The stack's own gradient dtype where the row does not state one (Megatron-Core with bf16).
+    const workload::StackProfile& profile = workload::stack_profile(t.stack);
+    const hardware::DType grads = workload::default_grads_dtype(profile, t.precision.compute, t.precision.grads);
+    if (grads != t.precision.grads && !has(row.at("precision"), "grad")) {
+      t.precision.grads = grads;
+      t.precision.reduce = workload::default_reduce_dtype(profile, t.precision.compute, t.precision.comm);
+      out.assumptions.push_back(std::string(workload::stack_name(t.stack)) +
+                                ": bf16 training accumulates and all-reduces gradients in fp32 (Megatron forces "
+                                "--accumulate-allreduce-grads-in-fp32 for bf16)");
+    }
+  }
   t.flash_attention = has(notes + " " + row.at("model"), "flash");
   if (!t.flash_attention && workload::stack_profile(t.stack).flash_attention) {
     t.flash_attention = true;

@@ -73,6 +73,14 @@
 // - fp32_reductions: torchtitan's FSDP mixed precision reduces in float32 by default
 //   (torchtitan/config/job_config.py, Training.mixed_precision_reduce = "float32", passed as
 //   MixedPrecisionPolicy(reduce_dtype=...) to fully_shard; parameters in bfloat16).
+// - bf16_grads_in_fp32: Megatron's arguments.py sets accumulate_allreduce_grads_in_fp32 for
+//   --bf16 ("bfloat16 requires gradient accumulation and all-reduce to be done in fp32"), and
+//   its gradient buffers are then fp32 (megatron/core/distributed/param_and_grad_buffer.py),
+//   so a bf16 parameter carries 2 + 4 bytes beside its optimizer state (Megatron-Core's
+//   distributed optimizer docs: 6 + 12/d). fp8 runs train bf16 weights (--fp8-format with
+//   --bf16). Set for megatron-core; megatron-lm, which also stands for Megatron-DeepSpeed and
+//   podsim's generic GPU teaching scenarios, keeps precision.grads and .reduce as written (its
+//   papers' runs are fp16, which Megatron reduces in fp16).
 #include "workload/stack_profile.hpp"
 
 
@@ -113,7 +121,8 @@ const StackProfile& stack_profile(Stack s) {
                    .host = kEagerPytorch,
                    .zero2_with_pipeline = false,
                    .param_gather_overlap = true,
-                   .microbatch_groups = true},  // megatron-core
+                   .microbatch_groups = true,
+                   .bf16_grads_in_fp32 = true},  // megatron-core
       StackProfile{.host = kEagerPytorch,
                    .zero2_with_pipeline = false,
                    .collective_matmul = false,
@@ -135,6 +144,20 @@ const StackProfile& stack_profile(Stack s) {
                    .fsdp_reduce_limit = 1},  // maxtext
   };
   return kProfiles[static_cast<std::size_t>(s)];
+}
+
+namespace {
+bool megatron_bf16(const StackProfile& stack, hardware::DType compute) {
+  return stack.bf16_grads_in_fp32 && (compute == hardware::DType::kBf16 || compute == hardware::DType::kFp8);
+}
+}  // namespace
+
+hardware::DType default_grads_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType written) {
+  return megatron_bf16(stack, compute) ? hardware::DType::kFp32 : written;
+}
+
+hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType comm) {
+  return stack.fp32_reductions || megatron_bf16(stack, compute) ? hardware::DType::kFp32 : comm;
 }
 
 Stack default_stack(hardware::SoftwareStack family) {

@@ -69,7 +69,19 @@ struct StackProfile {
   /// Data-parallel reductions move fp32 unless the scenario says (training.precision.reduce);
   /// otherwise they move what the other communication moves (precision.comm).
   bool fp32_reductions = false;
+  /// With bf16 (or fp8, which trains bf16 weights) compute, gradients are accumulated and
+  /// reduced in fp32 unless the scenario says (training.precision.grads and .reduce): Megatron
+  /// forces --accumulate-allreduce-grads-in-fp32 for bf16. Cited in stack_profile.cpp.
+  bool bf16_grads_in_fp32 = false;
 };
+
+/// The dtype gradients are kept in where a scenario does not say: fp32 where the stack
+/// accumulates them so (bf16_grads_in_fp32, with bf16 or fp8 compute), else `written`.
+hardware::DType default_grads_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType written);
+/// The dtype data-parallel gradient reductions move where a scenario does not say: fp32 where
+/// the stack reduces so (fp32_reductions; bf16_grads_in_fp32 with bf16 or fp8 compute), else
+/// the other collectives' `comm`.
+hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType comm);
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".
 const char* stack_name(Stack s);

@@ -373,7 +373,16 @@ TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
   EXPECT_EQ(plain.training.host.launch_ps, workload::kEagerPytorch.launch_ps);
   // megatron-core: Transformer Engine's fused attention; torchtitan: SDPA and F.cross_entropy.
   write("core.yaml", scenario(", stack: megatron-core"));
-  EXPECT_TRUE(load_scenario("core.yaml").scenario.training.flash_attention);
+  const runtime::Scenario core = load_scenario("core.yaml").scenario;
+  EXPECT_TRUE(core.training.flash_attention);
+  // Megatron accumulates and all-reduces bf16 training's gradients in fp32; fp16's as written.
+  EXPECT_EQ(core.training.precision.grads, hardware::DType::kFp32);
+  EXPECT_EQ(parallelism::reduce_dtype(core.training.precision), hardware::DType::kFp32);
+  EXPECT_EQ(plain.training.precision.grads, hardware::DType::kBf16);
+  write("core-fp16.yaml", scenario(", stack: megatron-core, precision: { compute: fp16, comm: fp16 }"));
+  const runtime::Scenario core16 = load_scenario("core-fp16.yaml").scenario;
+  EXPECT_EQ(core16.training.precision.grads, hardware::DType::kBf16);
+  EXPECT_EQ(parallelism::reduce_dtype(core16.training.precision), hardware::DType::kFp16);
   write("titan.yaml", scenario(", stack: torchtitan"));
   const runtime::Scenario titan = load_scenario("titan.yaml").scenario;
   EXPECT_TRUE(titan.training.flash_attention);
