@@ -1,5 +1,6 @@
 #include "plan/plan_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -181,6 +182,40 @@ std::string pruned_text(const Counts& c) {
          by_bound + ")";
 }
 
+/// "why 8296 cannot run: parallelism.tp 4420, parallelism.zero 2520 (e.g. …), …" — the keys
+/// the refusals name, most frequent first (three at most), with one message of the first;
+/// empty when every layout can run.
+std::string cannot_run_text(const PlanResult& r) {
+  std::map<std::string, std::pair<std::size_t, std::string>> by_key;
+  std::size_t total = 0;
+  for (const Candidate& c : r.candidates) {
+    if (c.verdict != Verdict::kCannotRun) continue;
+    ++total;
+    const std::size_t colon = c.reason.find(": ");
+    const std::string key = colon == std::string::npos ? c.reason : c.reason.substr(0, colon);
+    auto& [n, example] = by_key[key];
+    if (n++ == 0) {
+      // Its first clause: the rest (what to do instead) is in the layout's own reason.
+      example = colon == std::string::npos ? "" : c.reason.substr(colon + 2);
+      example = example.substr(0, example.find("; "));
+    }
+  }
+  if (total == 0) return "";
+  std::vector<std::pair<std::size_t, std::string>> order;
+  for (const auto& [key, entry] : by_key) order.emplace_back(entry.first, key);
+  // Most frequent first; equal counts in key order (the map's), so the line is deterministic.
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out = "why " + std::to_string(total) + " cannot run, by the key each refusal names: ";
+  for (std::size_t i = 0; i < order.size() && i < 3; ++i) {
+    out += (i > 0 ? ", " : "") + order[i].second + " " + std::to_string(order[i].first);
+    const std::string& example = by_key[order[i].second].second;
+    if (i == 0 && !example.empty()) out += " (e.g. " + example + ")";
+  }
+  if (order.size() > 3)
+    out += ", " + std::to_string(order.size() - 3) + (order.size() == 4 ? " other key" : " other keys");
+  return out + "; -o plan.h5 keeps every layout's reason\n";
+}
+
 std::size_t contention_count(const PlanResult& r) {
   std::size_t n = 0;
   for (const auto& o : r.contention) n += o ? 1 : 0;
@@ -252,8 +287,10 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
   const auto& b = q.base;
   const Counts c = count(r);
   std::string out = "podsim plan · " + b.model.name + " on " + std::to_string(topology::chip_count(b.topology)) +
-                    " × " + b.chip.name + " (" + q.topology_name + ") · batch " + std::to_string(b.training.global_batch) +
-                    " × " + std::to_string(b.training.seq_len) + " tokens\n";
+                    " × " + b.chip.name + " (" + q.topology_name + ") · batch " +
+                    std::to_string(b.training.global_batch) + " × " + std::to_string(b.training.seq_len) +
+                    " tokens · " + workload::stack_name(b.training.stack) +
+                    " (training.stack: what runs and what cannot)\n";
   out += std::to_string(r.candidates.size()) + " layouts: " + std::to_string(c.by_verdict[0]) +
          " simulated on the analytical network, " +
          (contention_count(r) > 0 ? "the best " + std::to_string(contention_count(r)) : std::string("none")) +
@@ -261,6 +298,7 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
          " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
          pruned_text(c) + (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
+  out += cannot_run_text(r);
   if (!r.stopped.empty()) {
     out += "the search stopped early (" + r.stopped + "): the best so far, ranked on the analytical network only; "
            "layouts it had not reached may be faster, so neither the ranking nor the tie below is complete\n";

@@ -375,6 +375,24 @@ TEST(Plan, RankingIsSortedAndTheWinnerBeatsEveryOtherSimulatedLayout) {
     EXPECT_EQ(tie.rfind("no tie", 0), 0U) << tie;
   }
   EXPECT_NE(plan_text(request, r).find(tie), std::string::npos);
+  // The header names the stack whose rules decided what can run, and the text says why the
+  // rest cannot, by the keys the refusals name, the most frequent first.
+  const std::string text = plan_text(request, r);
+  EXPECT_NE(text.find(" · maxtext (training.stack"), std::string::npos) << text;
+  std::map<std::string, std::size_t> keys;
+  std::size_t cannot = 0;
+  for (const Candidate& c : r.candidates) {
+    if (c.verdict != Verdict::kCannotRun) continue;
+    ++cannot;
+    ++keys[c.reason.substr(0, c.reason.find(": "))];
+  }
+  ASSERT_GT(cannot, 0U);
+  const auto most =
+      std::max_element(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  EXPECT_NE(text.find("why " + std::to_string(cannot) + " cannot run, by the key each refusal names: " + most->first +
+                      " " + std::to_string(most->second)),
+            std::string::npos)
+      << text;
 }
 
 TEST(Plan, EveryLayoutWithTensorParallelismAlsoRunsWithTheOtherTpOverlapWhereTheStackCan) {
