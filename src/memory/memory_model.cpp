@@ -53,7 +53,7 @@ std::vector<MemoryBreakdown> stage_memory(const workload::ModelSpec& m, const ha
   const bool working_copy = parallelism::working_weight_copy(prec, p.zero);
   // ZeRO-3 gathered once a step: the stage's parameters stay gathered and its gradients
   // accumulate whole (in the reduction's dtype) from the first forward to the step's end.
-  const bool gathered_once = parallelism::zero3_gathers_once(p, t);
+  const bool gathered_once = parallelism::fsdp_gathers_once(p, t);
 
   std::vector<MemoryBreakdown> out;
   for (int stage = 0; stage < p.pp; ++stage) {

@@ -61,7 +61,7 @@ std::string step_text(const runtime::Scenario& s, const runtime::StepReport& r, 
   if (p.zero > 0) out << " · ZeRO-" << p.zero;
   if (parallelism::hybrid_shard(p)) out << " in groups of " << parallelism::zero_shard(p);
   if (p.zero == 3 && s.training.zero3_collectives == parallelism::Zero3Collectives::kPerTensor) out << " per tensor";
-  if (parallelism::zero3_gathers_once(p, s.training)) out << " gathered once a step";
+  if (parallelism::fsdp_gathers_once(p, s.training)) out << " gathered once a step";
   if (p.sequence_parallel && p.tp > 1) out << " · sequence parallel";
   out << " · " << hardware::dtype_name(s.training.precision.compute) << " · recompute "
       << parallelism::recompute_name(s.training.recompute) << "\n";

@@ -114,7 +114,7 @@ class StageBuilder {
         stage_(stage),
         shard_grad_op_(c.parallel.zero == 2 && c.parallel.dp > 1 &&
                        workload::stack_profile(c.training.stack).zero2_shard_grad_op),
-        gathers_once_(zero3_gathers_once(c.parallel, c.training)) {
+        gathers_once_(fsdp_gathers_once(c.parallel, c.training)) {
     p_.stage = stage;
   }
 
@@ -167,7 +167,7 @@ class StageBuilder {
   /// the forward, gradients reduce-scattered layer by layer.
   bool fsdp_sharded() const { return zero3() || shard_grad_op(); }
   bool per_tensor() const { return zero3() && c_.training.zero3_collectives == Zero3Collectives::kPerTensor; }
-  /// ZeRO-3 gathered once a step and reduced after the stage's last backward (zero3_gathers_once).
+  /// FSDP gathered once a step and reduced after the stage's last backward (fsdp_gathers_once).
   bool gathers_once() const { return gathers_once_; }
   std::size_t zero3_tasks_per_layer() const {
     if (shard_grad_op()) return 3;

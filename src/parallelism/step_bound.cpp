@@ -124,8 +124,8 @@ SimTime zero3_stream_bound_ps(const workload::ModelSpec& model, const ParallelSp
     for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) on_stage += layers[static_cast<std::size_t>(chunk * parallel.pp + s)];
     const Zero3Times& t = times[static_cast<std::size_t>(s)];
     // Gathered before each layer's forward and backward and reduced after its backward, in
-    // every microbatch; or once a step (zero3_gathers_once).
-    const bool once = zero3_gathers_once(parallel, training);
+    // every microbatch; or once a step (fsdp_gathers_once).
+    const bool once = fsdp_gathers_once(parallel, training);
     const SimTime gathers = (once ? 1 : 2 * m) * on_stage * t.gather_ps;
     const SimTime reduces = (once ? 1 : m) * on_stage * t.reduce_ps;
     bound = std::max(bound, training.overlap.dp_serial ? gathers + reduces : std::max(gathers, reduces));

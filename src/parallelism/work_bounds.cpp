@@ -38,7 +38,7 @@ WorkEstimate estimate_work(const workload::ModelSpec& model, const ParallelSpec&
   const double wait = training.overlap.fsdp_reduce_limit > 0 ? 1 : 0;
   double zero3 = parallel.zero == 3 && parallel.dp > 1 ? (hybrid_shard(parallel) ? 4 : 3) + wait : 0;
   // Gathered once a step: a gather and a reduce-scatter (and its replicas' all-reduce) per layer.
-  const bool once = zero3_gathers_once(parallel, training);
+  const bool once = fsdp_gathers_once(parallel, training);
   if (once) zero3 = 0;
   if (zero3 > 0 && training.zero3_collectives == Zero3Collectives::kPerTensor) {
     zero3 = 4.0 * static_cast<double>(workload::layer_param_tensors(model).size());

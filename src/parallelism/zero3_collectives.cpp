@@ -8,10 +8,11 @@
 
 namespace podsim::parallelism {
 
-bool zero3_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training) {
-  return parallel.zero == 3 && parallel.dp > 1 && parallel.pp > 1 &&
-         training.zero3_collectives == Zero3Collectives::kFlat &&
-         workload::stack_profile(training.stack).zero3_pipeline_gathers_once;
+bool fsdp_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training) {
+  const workload::StackProfile& stack = workload::stack_profile(training.stack);
+  const bool fsdp = parallel.zero == 3 ? training.zero3_collectives == Zero3Collectives::kFlat
+                                       : parallel.zero == 2 && stack.zero2_shard_grad_op;
+  return fsdp && parallel.dp > 1 && parallel.pp > 1 && stack.fsdp_pipeline_gathers_once;
 }
 
 const char* zero3_collectives_name(Zero3Collectives z) {

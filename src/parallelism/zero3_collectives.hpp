@@ -71,13 +71,13 @@ struct PerTensorPlan {
 PerTensorPlan per_tensor_plan(const workload::ModelSpec& model, int tp, double embedding_params,
                               double head_params, bool recompute_gathers);
 
-/// ZeRO-3 whose pipeline stages gather their parameters once a step (flat collectives, data
-/// and pipeline parallelism, and a stack that runs it so: StackProfile::
-/// zero3_pipeline_gathers_once): the first forward of each block gathers it, nothing gathers
-/// again, gradients accumulate whole in the reduction's dtype and are reduce-scattered block by
-/// block after the stage's last backward. Otherwise ZeRO-3 gathers and reduce-scatters in
-/// every microbatch.
-bool zero3_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training);
+/// FSDP's sharding (ZeRO-3 on flat collectives, or ZeRO-2 as SHARD_GRAD_OP) whose pipeline
+/// stages gather their parameters once a step (data and pipeline parallelism, and a stack that
+/// runs it so: StackProfile::fsdp_pipeline_gathers_once): the first forward of each block
+/// gathers it, nothing gathers again, gradients accumulate whole in the reduction's dtype and
+/// are reduce-scattered block by block after the stage's last backward. Otherwise FSDP gathers
+/// and reduce-scatters in every microbatch.
+bool fsdp_gathers_once(const ParallelSpec& parallel, const TrainingSpec& training);
 
 /// What a list-form collective of `bytes` on `dp` chips costs beside its transfer: dp copies,
 /// each one of the chip's operations (hardware::op_time: its per-op overhead, and its shard

@@ -57,15 +57,17 @@
 //   schedule in groups of N microbatches other than pp (ModelParallelConfig
 //   .microbatch_group_size_per_vp_stage, --microbatch-group-size-per-virtual-pipeline-stage);
 //   Megatron-LM of 2021 grouped by pp and asserted the microbatches a multiple of it.
-// - ZeRO-3 with a pipeline (zero3_pipeline_gathers_once): torchtitan wraps every block with
+// - ZeRO-3 with a pipeline (fsdp_pipeline_gathers_once): torchtitan wraps every block with
 //   fully_shard(reshard_after_forward=not pp_enabled) (torchtitan/models/llama3/infra/
 //   parallelize.py, apply_fsdp: "For PP, by default do not reshard after forward to avoid
 //   per-microbatch all-gathers"), and torch.distributed.pipelining runs every microbatch's
 //   backward with set_reshard_after_backward(False) and set_requires_gradient_sync(False)
 //   (stage.py, backward_maybe_with_nosync), then, after the stage's last backward, reduces
 //   every block's gradients and reshards (perform_reduce_grad, called at the end of
-//   Schedule1F1B._step_microbatches in schedules.py). So the first forward gathers each block
-//   once, nothing is gathered again, the gradients accumulate whole in the reduction's dtype
+//   Schedule1F1B._step_microbatches in schedules.py). The pipeline sets those flags whatever
+//   the wrapping says, so FSDP2 with reshard_after_forward=False (ZeRO-2, SHARD_GRAD_OP) runs
+//   the same way under it. So the first forward gathers each block once, nothing is gathered
+//   again, the gradients accumulate whole in the reduction's dtype
 //   (FSDPParam.to_accumulated_grad_if_needed) and are reduce-scattered once. MaxText's pipeline
 //   gathers the stage's weights in every loop iteration (MaxText/layers/pipeline.py,
 //   run_one_iteration). DeepSpeed refuses ZeRO-3 with a pipeline (above) and Megatron-LM has no
@@ -136,7 +138,7 @@ const StackProfile& stack_profile(Stack s) {
                    .host = kEagerPytorch,
                    .fsdp_reduce_limit = 1,
                    .zero2_shard_grad_op = true,
-                   .zero3_pipeline_gathers_once = true,
+                   .fsdp_pipeline_gathers_once = true,
                    .fp32_reductions = true},  // torchtitan
       StackProfile{.family = SoftwareStack::kXla,
                    .loss_kernel = LossKernel::kFused,

@@ -58,12 +58,13 @@ struct StackProfile {
   /// optimizer. Otherwise DeepSpeed's: weights kept whole, gradients reduce-scattered in buckets,
   /// the updated weights gathered once after the optimizer.
   bool zero2_shard_grad_op = false;
-  /// ZeRO-3 with pipeline parallelism keeps each stage's parameters gathered from its first
-  /// forward to the step's end, accumulates its gradients whole and reduce-scatters them once,
-  /// after the stage's last backward (torchtitan's FSDP2 under torch.distributed.pipelining).
-  /// Otherwise every microbatch gathers and reduce-scatters as without a pipeline (MaxText's
-  /// pipeline gathers the stage's weights in every iteration). Cited in stack_profile.cpp.
-  bool zero3_pipeline_gathers_once = false;
+  /// FSDP (ZeRO-3, and ZeRO-2 as SHARD_GRAD_OP) with pipeline parallelism keeps each stage's
+  /// parameters gathered from its first forward to the step's end, accumulates its gradients
+  /// whole and reduce-scatters them once, after the stage's last backward (torchtitan's FSDP2
+  /// under torch.distributed.pipelining, whatever reshard_after_forward says). Otherwise every
+  /// microbatch gathers and reduce-scatters as without a pipeline (MaxText's pipeline gathers
+  /// the stage's weights in every iteration). Cited in stack_profile.cpp.
+  bool fsdp_pipeline_gathers_once = false;
   /// Runs ZeRO-3 with pipeline parallelism (DeepSpeed's PipelineEngine asserts it cannot).
   bool zero3_with_pipeline = true;
   /// Data-parallel reductions move fp32 unless the scenario says (training.precision.reduce);

@@ -70,6 +70,12 @@ TEST(ModelState, TorchtitansZeroThreePipelineKeepsItsStageGatheredAndItsGradient
   EXPECT_NEAR(titan.weights / (psi * (2 + 4.0 / 8)), 1.0, 1e-12);
   EXPECT_NEAR(titan.gradients / (psi * 4), 1.0, 1e-12);
   EXPECT_NEAR(titan.optimizer / (psi * 8.0 / 8), 1.0, 1e-12);
+  // ZeRO-2 (SHARD_GRAD_OP) under the pipeline: its bf16 working copy whole (the master and Adam
+  // sharded), and its gradients whole too.
+  p.zero = 2;
+  const MemoryBreakdown grad_op = stage_memory(m, chip(), p, t)[0];
+  EXPECT_NEAR(grad_op.gradients / (psi * 4), 1.0, 1e-12);
+  p.zero = 3;
   t.stack = workload::Stack::kMaxText;
   const MemoryBreakdown maxtext = stage_memory(m, chip(), p, t)[0];
   EXPECT_NEAR((maxtext.weights + maxtext.gradients + maxtext.optimizer) / (psi * 14 / 8), 1.0, 1e-12);

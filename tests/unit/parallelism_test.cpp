@@ -397,7 +397,7 @@ TEST(ZeroStages, ZeroThreeWithAPipelineGathersOnceAStepUnderTorchtitanAndEveryMi
     }
     return c;
   };
-  EXPECT_TRUE(zero3_gathers_once(p, [&] {
+  EXPECT_TRUE(fsdp_gathers_once(p, [&] {
     TrainingSpec tt = t;
     tt.stack = workload::Stack::kTorchtitan;
     return tt;
@@ -409,15 +409,23 @@ TEST(ZeroStages, ZeroThreeWithAPipelineGathersOnceAStepUnderTorchtitanAndEveryMi
   EXPECT_NEAR(titan.scattered, params * hardware::dtype_bytes(reduce_dtype(t.precision)), 1.0);
   EXPECT_TRUE(titan.scatters_after_backward);
   const Count maxtext = count(workload::Stack::kMaxText);
-  EXPECT_FALSE(zero3_gathers_once(p, t));
+  EXPECT_FALSE(fsdp_gathers_once(p, t));
   EXPECT_EQ(maxtext.gathers, 2 * 6 * blocks);
   EXPECT_EQ(maxtext.scatters, 6 * blocks);
   EXPECT_FALSE(maxtext.scatters_after_backward);
+  // FSDP2 without resharding after the forward (ZeRO-2, SHARD_GRAD_OP) runs the same way under
+  // the pipeline, which keeps the parameters and defers the reductions whatever it wraps.
+  p.zero = 2;
+  const Count grad_op = count(workload::Stack::kTorchtitan);
+  EXPECT_EQ(grad_op.gathers, blocks);
+  EXPECT_EQ(grad_op.scatters, blocks);
+  EXPECT_TRUE(grad_op.scatters_after_backward);
+  p.zero = 3;
   // Without a pipeline torchtitan reshards after the forward and reduces every microbatch.
   p.pp = 1;
   p.dp = 4;
   t.stack = workload::Stack::kTorchtitan;
-  EXPECT_FALSE(zero3_gathers_once(p, t));
+  EXPECT_FALSE(fsdp_gathers_once(p, t));
 }
 
 TEST(ZeroStages, ZeroThreeWithAPipelineIsRefusedUnderDeepSpeedAndMegatronLm) {
