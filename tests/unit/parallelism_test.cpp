@@ -199,6 +199,19 @@ hardware::ChipSpec small_chip() {
   return chip;
 }
 
+/// check_layout refuses the layout on 4 chips under `stack`, naming `key`, with `words` in its message.
+void expect_refused(const workload::ModelSpec& m, const ParallelSpec& p, TrainingSpec t, workload::Stack stack,
+                    const std::string& key, const std::string& words) {
+  t.stack = stack;
+  try {
+    check_layout(m, small_chip(), p, t, 4);
+    ADD_FAILURE() << "accepted on " << workload::stack_name(stack) << ", expected a refusal naming " << key;
+  } catch (const LayoutError& e) {
+    EXPECT_EQ(e.key(), key) << workload::stack_name(stack);
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
 TEST(ZeroStages, ZeroTwoReduceScattersEveryMicrobatchZeroOneOnlyTheLast) {
   // dp 4, no pipeline, 8 sequences of micro batch 1 per step: 2 microbatches per replica.
   // ZeRO-1 (and plain data parallelism) accumulate gradients locally and reduce once; ZeRO-2
@@ -294,13 +307,7 @@ TEST(StackProfiles, CollectiveMatmulRunsOnlyWhereTheStackCanOverlapTpCollectives
   t.global_batch = 8;
   t.overlap.tp = TpOverlap::kCollectiveMatmul;
   for (workload::Stack refuses : {workload::Stack::kMegatronLm, workload::Stack::kDeepSpeed, workload::Stack::kPytorchFsdp}) {
-    t.stack = refuses;
-    try {
-      check_layout(m, chip, p, t, 4);
-      FAIL() << "collective matmul was accepted on " << workload::stack_name(refuses);
-    } catch (const LayoutError& e) {
-      EXPECT_EQ(e.key(), "training.overlap.tp");
-    }
+    expect_refused(m, p, t, refuses, "training.overlap.tp", "collective matmul does not run on");
   }
   for (workload::Stack runs_it : {workload::Stack::kMegatronCore, workload::Stack::kTorchtitan, workload::Stack::kMaxText}) {
     t.stack = runs_it;
@@ -312,38 +319,44 @@ TEST(StackProfiles, CollectiveMatmulRunsOnlyWhereTheStackCanOverlapTpCollectives
   EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
 }
 
-TEST(ZeroStages, ZeroTwoWithAPipelineIsRefusedWhereTheStackRefusesIt) {
-  // DeepSpeed's PipelineEngine asserts ZeRO < 2 and Megatron-LM has no ZeRO-2: under megatron-lm
-  // (the default) dp 2 × pp 2 with ZeRO-2 is refused, naming parallelism.zero; ZeRO-1 runs
-  // (ZeRO-3 is refused too: ZeroThreeWithAPipelineIsRefusedUnderDeepSpeedAndMegatronLm), and so
-  // does ZeRO-2 without a pipeline, or under torchtitan (FSDP2 without resharding
-  // after the forward, with a pipeline) and maxtext.
+TEST(ZeroStages, ZeroTwoAndThreeWithAPipelineAreRefusedWhereTheStackRefusesThem) {
+  // DeepSpeed's PipelineEngine asserts ZeRO < 2; Megatron-LM has neither ZeRO-2 nor ZeRO-3
+  // (megatron-lm stands for Megatron-LM and Megatron-DeepSpeed); Megatron-Core has no ZeRO-2.
+  // dp 2 × pp 2 is refused there, naming parallelism.zero; ZeRO-1 runs, and so does each stage
+  // without a pipeline, or under torchtitan (FSDP2 under torch.distributed.pipelining) and maxtext.
   const auto m = model(4);
-  const hardware::ChipSpec chip = small_chip();
   ParallelSpec p;
   p.dp = 2;
   p.pp = 2;
-  p.zero = 2;
   TrainingSpec t;
   t.global_batch = 8;
-  try {
-    check_layout(m, chip, p, t, 4);
-    FAIL() << "ZeRO-2 with pp 2 was accepted on the megatron stack";
-  } catch (const LayoutError& e) {
-    EXPECT_EQ(e.key(), "parallelism.zero");
-    EXPECT_NE(std::string(e.what()).find("DeepSpeed refuses it"), std::string::npos) << e.what();
+  using workload::Stack;
+  const std::map<int, std::vector<Stack>> refusing{{2, {Stack::kMegatronLm, Stack::kMegatronCore, Stack::kDeepSpeed}},
+                                                   {3, {Stack::kMegatronLm, Stack::kDeepSpeed}}};
+  for (const auto& [zero, stacks] : refusing) {
+    p.zero = zero;
+    const std::string words = "ZeRO-" + std::to_string(zero) + " with pipeline parallelism does not run on";
+    for (const Stack refuses : stacks) {
+      p.pp = 2;
+      p.dp = 2;
+      expect_refused(m, p, t, refuses, "parallelism.zero", words);
+      t.stack = refuses;
+      p.pp = 1;
+      p.dp = 4;
+      EXPECT_NO_THROW(check_layout(m, small_chip(), p, t, 4)) << "ZeRO-" << zero << " without a pipeline";
+    }
+    p.pp = 2;
+    p.dp = 2;
+    for (const Stack runs_it : {Stack::kTorchtitan, Stack::kMaxText}) {
+      t.stack = runs_it;
+      EXPECT_NO_THROW(check_layout(m, small_chip(), p, t, 4)) << workload::stack_name(runs_it) << " ZeRO-" << zero;
+    }
   }
   p.zero = 1;
-  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
-  p.zero = 2;
-  for (workload::Stack runs_it : {workload::Stack::kTorchtitan, workload::Stack::kMaxText}) {
-    t.stack = runs_it;
-    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(runs_it);
+  for (const Stack any : workload::kStacks) {
+    t.stack = any;
+    EXPECT_NO_THROW(check_layout(m, small_chip(), p, t, 4)) << workload::stack_name(any);
   }
-  t.stack = workload::Stack::kMegatronLm;
-  p.pp = 1;
-  p.dp = 4;
-  EXPECT_NO_THROW(check_layout(m, chip, p, t, 4));
 }
 
 TEST(ZeroStages, ZeroThreeWithAPipelineGathersOnceAStepUnderTorchtitanAndEveryMicrobatchUnderMaxText) {
@@ -426,39 +439,6 @@ TEST(ZeroStages, ZeroThreeWithAPipelineGathersOnceAStepUnderTorchtitanAndEveryMi
   p.dp = 4;
   t.stack = workload::Stack::kTorchtitan;
   EXPECT_FALSE(fsdp_gathers_once(p, t));
-}
-
-TEST(ZeroStages, ZeroThreeWithAPipelineIsRefusedUnderDeepSpeedAndMegatronLm) {
-  // DeepSpeed's PipelineEngine asserts ZeRO < 2, which covers stage 3 too, and Megatron-LM has
-  // no ZeRO-3 (megatron-lm stands for Megatron-LM and Megatron-DeepSpeed).
-  const auto m = model(4);
-  const hardware::ChipSpec chip = small_chip();
-  ParallelSpec p;
-  p.dp = 2;
-  p.pp = 2;
-  p.zero = 3;
-  TrainingSpec t;
-  t.global_batch = 8;
-  for (workload::Stack refuses : {workload::Stack::kDeepSpeed, workload::Stack::kMegatronLm}) {
-    t.stack = refuses;
-    try {
-      check_layout(m, chip, p, t, 4);
-      FAIL() << "ZeRO-3 with pp 2 was accepted on " << workload::stack_name(refuses);
-    } catch (const LayoutError& e) {
-      EXPECT_EQ(e.key(), "parallelism.zero");
-      EXPECT_NE(std::string(e.what()).find("torchtitan"), std::string::npos) << e.what();
-    }
-    // Without a pipeline ZeRO-3 runs (DeepSpeed's stage 3).
-    p.pp = 1;
-    p.dp = 4;
-    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(refuses);
-    p.pp = 2;
-    p.dp = 2;
-  }
-  for (workload::Stack runs_it : {workload::Stack::kTorchtitan, workload::Stack::kMaxText}) {
-    t.stack = runs_it;
-    EXPECT_NO_THROW(check_layout(m, chip, p, t, 4)) << workload::stack_name(runs_it);
-  }
 }
 
 TEST(HostPacing, ARunLastsTheLongerOfItsKernelsAndTheirIssue) {
