@@ -6,14 +6,15 @@
 #include <cstdio>
 
 #include "memory/memory_model.hpp"
-#include "plan/remat_menu.hpp"
-#include "util/error.hpp"
-#include "util/units.hpp"
 #include "parallelism/program_builder.hpp"
 #include "parallelism/work_bounds.hpp"
+#include "parallelism/zero3_collectives.hpp"
+#include "plan/remat_menu.hpp"
 #include "runtime/step_work.hpp"
 #include "topology/device_mesh.hpp"
 #include "topology/topology.hpp"
+#include "util/error.hpp"
+#include "util/units.hpp"
 #include "workload/stack_profile.hpp"
 
 namespace podsim::plan {
@@ -401,6 +402,16 @@ std::vector<Candidate> enumerate_layouts(const runtime::Scenario& base, const Sp
                         std::find(zero1.begin(), zero1.end(), r) != zero1.end()) {
                       c.verdict = Verdict::kDominated;
                       c.reason = "runs ZeRO-1's program and reduces every microbatch's gradients, and ZeRO-1 fits";
+                    }
+                    // FSDP under torch.distributed.pipelining gathers a stage once a step
+                    // whether or not it reshards after the forward: ZeRO-3 is ZeRO-2's program.
+                    const auto& zero2 = fitting[2][g];
+                    if (zero == 3 && parallelism::fsdp_gathers_once(s.parallel, s.training) &&
+                        std::find(zero2.begin(), zero2.end(), r) != zero2.end()) {
+                      c.verdict = Verdict::kDominated;
+                      c.reason =
+                          "runs ZeRO-2's program (a pipeline stage gathered once a step either way), and "
+                          "ZeRO-2 fits";
                     }
                   }
                   out.push_back(std::move(c));

@@ -296,8 +296,8 @@ std::string plan_text(const PlanRequest& q, const PlanResult& r) {
          (contention_count(r) > 0 ? "the best " + std::to_string(contention_count(r)) : std::string("none")) +
          " again on the contention-aware network; " + std::to_string(c.by_verdict[2]) + " do not fit in memory, " +
          std::to_string(c.by_verdict[1]) + " cannot run, " + std::to_string(c.by_verdict[3]) +
-         " dominated (more recompute, or ZeRO-2 where ZeRO-1 fits)" +
-         pruned_text(c) + (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
+         " dominated (more recompute, or a ZeRO stage running the program of one that fits)" + pruned_text(c) +
+         (c.by_verdict[5] > 0 ? ", " + std::to_string(c.by_verdict[5]) + " not searched" : std::string()) + "\n";
   out += cannot_run_text(r);
   if (!r.stopped.empty()) {
     out += "the search stopped early (" + r.stopped + "): the best so far, ranked on the analytical network only; "

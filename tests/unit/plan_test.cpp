@@ -544,8 +544,24 @@ TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksOnAGpuCluster) {
 TEST(Plan, TheSearchRanksWhatTheExhaustivePlanRanksUnderTorchtitan) {
   // FSDP2 under torch.distributed.pipelining gathers a ZeRO-3 stage once a step: its bound
   // counts those gathers, not one per microbatch, and stays below every simulated step.
-  expect_search_matches_exhaustive(
-      composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2", "training.stack=torchtitan"}));
+  const runtime::Scenario base =
+      composed("gpt-1.7b", "a100-80gb", "a100-dgx-8x8", 64, {"topology.nodes=2", "training.stack=torchtitan"});
+  expect_search_matches_exhaustive(base);
+  // There ZeRO-3 runs ZeRO-2's program (the pipeline keeps a stage gathered either way): not
+  // simulated where its ZeRO-2 twin fits, and never ranked beside it.
+  const partition::Communicator alone(0, 1);
+  const PlanResult r = run_plan(base, quiet(0), alone);
+  std::set<std::string> ranked;
+  for (const std::size_t k : r.ranking) ranked.insert(describe(r.candidates[k].layout));
+  std::size_t twins = 0;
+  for (const Candidate& c : r.candidates) {
+    if (c.layout.zero != 3 || c.layout.pp == 1) continue;
+    Layout zero2 = c.layout;
+    zero2.zero = 2;
+    EXPECT_FALSE(ranked.count(describe(c.layout)) > 0 && ranked.count(describe(zero2)) > 0) << describe(c.layout);
+    if (c.verdict == Verdict::kDominated && c.reason.find("runs ZeRO-2's program") != std::string::npos) ++twins;
+  }
+  EXPECT_GT(twins, 0U);
 }
 
 /// GPT 1.7B on two DGX A100 nodes under Megatron-Core, which can gather ZeRO-1's updated
