@@ -206,8 +206,8 @@ parallelism::TrainingSpec read_training(Reader& r, const workload::ModelSpec& mo
   if (hardware::dtype_bytes(*t.precision.activations) < 2) {
     prec.fail("activations", "activations are kept in 16 or 32 bits (fp8 applies to the GEMMs: set compute: fp8)");
   }
-  prec.set_default("reduce", std::string(hardware::dtype_name(workload::default_reduce_dtype(
-                                 profile, compute, t.precision.grads, t.precision.comm))));
+  prec.set_default(
+      "reduce", std::string(hardware::dtype_name(workload::default_reduce_dtype(profile, compute, t.precision.comm))));
   t.precision.reduce = read_dtype(prec, "reduce");
   prec.set_default("fp8_attention", "false");
   t.precision.fp8_attention = prec.boolean("fp8_attention");

@@ -607,7 +607,7 @@ RowCase express(const CsvRow& row, const Catalog& catalog) {
     const hardware::DType grads = workload::default_grads_dtype(profile, t.precision.compute, t.precision.grads);
     if (grads != t.precision.grads && !has(row.at("precision"), "grad")) {
       t.precision.grads = grads;
-      t.precision.reduce = workload::default_reduce_dtype(profile, t.precision.compute, grads, t.precision.comm);
+      t.precision.reduce = workload::default_reduce_dtype(profile, t.precision.compute, t.precision.comm);
       out.assumptions.push_back(std::string(workload::stack_name(t.stack)) +
                                 ": bf16 training accumulates and all-reduces gradients in fp32 (Megatron forces "
                                 "--accumulate-allreduce-grads-in-fp32 for bf16)");

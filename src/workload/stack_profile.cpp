@@ -80,15 +80,9 @@
 //   its gradient buffers are then fp32 (megatron/core/distributed/param_and_grad_buffer.py),
 //   so a bf16 parameter carries 2 + 4 bytes beside its optimizer state (Megatron-Core's
 //   distributed optimizer docs: 6 + 12/d). fp8 runs train bf16 weights (--fp8-format with
-//   --bf16). Set for megatron-core and megatron-lm, which also stands for Megatron-DeepSpeed:
-//   with bf16 (ZeRO-0/1) DeepSpeed's BF16_Optimizer accumulates every gradient into whole fp32
-//   buffers and hands those to the data-parallel all-reduce (deepspeed/runtime/
-//   bf16_optimizer.py: fp32_groups_gradients_flat, update_hp_grads, get_grads_for_reduction).
-//   A scenario that writes precision.grads keeps it, and its reductions move precision.comm
-//   unless it writes precision.reduce (the course's scenarios write grads: bf16). fp16 runs
-//   (the SC21 and Korthikanti papers') are reduced in fp16, as Megatron does. Not set for
-//   deepspeed: there the rule depends on the ZeRO stage (ZeRO-2 and 3 keep bf16 gradient
-//   partitions), which a stack default cannot see, so a deepspeed scenario says it.
+//   --bf16). Set for megatron-core; megatron-lm, which also stands for Megatron-DeepSpeed and
+//   podsim's generic GPU teaching scenarios, keeps precision.grads and .reduce as written (its
+//   papers' runs are fp16, which Megatron reduces in fp16).
 #include "workload/stack_profile.hpp"
 
 
@@ -124,8 +118,7 @@ const StackProfile& stack_profile(Stack s) {
       StackProfile{.host = kEagerPytorch,
                    .zero2_with_pipeline = false,
                    .collective_matmul = false,
-                   .zero3_with_pipeline = false,
-                   .bf16_grads_in_fp32 = true},  // megatron-lm
+                   .zero3_with_pipeline = false},  // megatron-lm
       StackProfile{.flash_attention = true,
                    .host = kEagerPytorch,
                    .zero2_with_pipeline = false,
@@ -165,10 +158,8 @@ hardware::DType default_grads_dtype(const StackProfile& stack, hardware::DType c
   return megatron_bf16(stack, compute) ? hardware::DType::kFp32 : written;
 }
 
-hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType grads,
-                                     hardware::DType comm) {
-  const bool fp32_buffers = megatron_bf16(stack, compute) && grads == hardware::DType::kFp32;
-  return stack.fp32_reductions || fp32_buffers ? hardware::DType::kFp32 : comm;
+hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType comm) {
+  return stack.fp32_reductions || megatron_bf16(stack, compute) ? hardware::DType::kFp32 : comm;
 }
 
 Stack default_stack(hardware::SoftwareStack family) {

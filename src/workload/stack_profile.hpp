@@ -80,11 +80,9 @@ struct StackProfile {
 /// accumulates them so (bf16_grads_in_fp32, with bf16 or fp8 compute), else `written`.
 hardware::DType default_grads_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType written);
 /// The dtype data-parallel gradient reductions move where a scenario does not say: fp32 where
-/// the stack reduces so (fp32_reductions; bf16_grads_in_fp32 with bf16 or fp8 compute and the
-/// gradients kept in fp32, as they are unless the scenario says otherwise), else the other
-/// collectives' `comm`.
-hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType grads,
-                                     hardware::DType comm);
+/// the stack reduces so (fp32_reductions; bf16_grads_in_fp32 with bf16 or fp8 compute), else
+/// the other collectives' `comm`.
+hardware::DType default_reduce_dtype(const StackProfile& stack, hardware::DType compute, hardware::DType comm);
 
 /// "megatron-lm", "megatron-core", "deepspeed", "pytorch-fsdp", "torchtitan", "maxtext".
 const char* stack_name(Stack s);

@@ -378,12 +378,7 @@ TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
   // Megatron accumulates and all-reduces bf16 training's gradients in fp32; fp16's as written.
   EXPECT_EQ(core.training.precision.grads, hardware::DType::kFp32);
   EXPECT_EQ(parallelism::reduce_dtype(core.training.precision), hardware::DType::kFp32);
-  EXPECT_EQ(plain.training.precision.grads, hardware::DType::kFp32);  // megatron-lm: the same rule
-  // Gradients written bf16 (the course's scenarios): kept so, and reduced in comm.
-  write("core-bf16.yaml", scenario(", stack: megatron-core, precision: { grads: bf16 }"));
-  const runtime::Scenario core_bf16 = load_scenario("core-bf16.yaml").scenario;
-  EXPECT_EQ(core_bf16.training.precision.grads, hardware::DType::kBf16);
-  EXPECT_EQ(parallelism::reduce_dtype(core_bf16.training.precision), hardware::DType::kBf16);
+  EXPECT_EQ(plain.training.precision.grads, hardware::DType::kBf16);
   write("core-fp16.yaml", scenario(", stack: megatron-core, precision: { compute: fp16, comm: fp16 }"));
   const runtime::Scenario core16 = load_scenario("core-fp16.yaml").scenario;
   EXPECT_EQ(core16.training.precision.grads, hardware::DType::kBf16);
@@ -392,10 +387,9 @@ TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
   const runtime::Scenario titan = load_scenario("titan.yaml").scenario;
   EXPECT_TRUE(titan.training.flash_attention);
   EXPECT_EQ(titan.training.loss_kernel, workload::LossKernel::kPyTorch);
-  // ... and reductions in fp32 (mixed_precision_reduce), its gradients kept as written (bf16);
-  // maxtext moves precision.comm.
+  // ... and reductions in fp32 (mixed_precision_reduce), where the others move precision.comm.
   EXPECT_EQ(parallelism::reduce_dtype(titan.training.precision), hardware::DType::kFp32);
-  EXPECT_EQ(titan.training.precision.grads, hardware::DType::kBf16);
+  EXPECT_EQ(parallelism::reduce_dtype(plain.training.precision), hardware::DType::kBf16);
   write("titan-bf16.yaml", scenario(", stack: torchtitan, precision: { reduce: bf16 }"));
   EXPECT_EQ(parallelism::reduce_dtype(load_scenario("titan-bf16.yaml").scenario.training.precision),
             hardware::DType::kBf16);
@@ -406,7 +400,6 @@ TEST_F(ConfigFiles, TheStackProfileFillsWhatTheScenarioLeavesOpen) {
   EXPECT_EQ(xla.chip.stack, hardware::SoftwareStack::kXla);
   EXPECT_EQ(xla.training.overlap.tp, parallelism::TpOverlap::kCollectiveMatmul);
   EXPECT_EQ(xla.training.loss_kernel, workload::LossKernel::kFused);
-  EXPECT_EQ(parallelism::reduce_dtype(xla.training.precision), hardware::DType::kBf16);
   // The scenario's own keys win over the profile.
   write("mine.yaml", scenario(", stack: megatron-core, flash_attention: false, host: { dispatch: 0 us, launch: 0 us }"));
   const runtime::Scenario mine = load_scenario("mine.yaml").scenario;
