@@ -80,9 +80,10 @@
 //   its gradient buffers are then fp32 (megatron/core/distributed/param_and_grad_buffer.py),
 //   so a bf16 parameter carries 2 + 4 bytes beside its optimizer state (Megatron-Core's
 //   distributed optimizer docs: 6 + 12/d). fp8 runs train bf16 weights (--fp8-format with
-//   --bf16). Set for megatron-core; megatron-lm, which also stands for Megatron-DeepSpeed and
-//   podsim's generic GPU teaching scenarios, keeps precision.grads and .reduce as written (its
-//   papers' runs are fp16, which Megatron reduces in fp16).
+//   --bf16). Set for megatron-core. Not for megatron-lm, which also stands for
+//   Megatron-DeepSpeed: there the rule depends on the ZeRO stage (BF16_Optimizer keeps fp32
+//   gradients for ZeRO-0/1, deepspeed/runtime/bf16_optimizer.py; stages 2 and 3 keep bf16
+//   partitions), which a default read with the training section cannot see (docs/runtime.md).
 #include "workload/stack_profile.hpp"
 
 
