@@ -59,6 +59,10 @@ TEST(ShortenComments, LeavesWhatItCannotFollow) {
   // So does a tag: its quote opens a scalar that runs over the next lines and holds their "#"
   // (a fuzz finding, 2026-12-07).
   EXPECT_EQ(shorten_comments("\"\"!\"\"\"\ne #\n#\".\nk: \n"), "\"\"!\"\"\"\ne #\n#\".\nk: \n");
+  // In a block, `a:"x b: "c` is the plain key `a:"x b` and a quoted value that runs over the
+  // next line and holds its "#" (a fuzz finding, 2026-12-08): a quote right after ":" stops
+  // the scan.
+  EXPECT_EQ(shorten_comments("# a\nk:\"x b: \"c,\n# d\"\ne: 1 # f\n"), "#\nk:\"x b: \"c,\n# d\"\ne: 1 # f\n");
   // UTF-16 (a NUL byte, a byte-order mark), malformed UTF-8 (yaml-cpp's decoder swallows the
   // bytes after a bad lead byte) and YAML 1.1's other line breaks are left alone.
   const std::string wide("a\0:\0 \0#\0x\0", 10);
