@@ -31,12 +31,17 @@ enum class QuoteRole { kOpens, kContent, kUnsure };
 /// wrongly taken for an opening one can seem to close and let a "#" inside the real scalar pass
 /// for a comment, so what is neither is unsure: the scan stops.
 QuoteRole quote_role(std::string_view line, std::size_t at) {
-  // Right after ":" a quote opens a scalar only where that ":" is an indicator (in a flow
-  // collection, or after a quoted key: "a":"b"); after a plain scalar in a block (`k:"x`) both
-  // are one plain scalar, whose later quotes may open one that holds a "#" on the next line
-  // (a fuzz finding, 2026-12-08). A line scan cannot tell: unsure.
-  if (at > 0 && line[at - 1] == ':') return QuoteRole::kUnsure;
-  if (at == 0 || !blank(line[at - 1])) return opens_scalar(line, at) ? QuoteRole::kOpens : QuoteRole::kContent;
+  if (at == 0) return QuoteRole::kOpens;
+  if (!blank(line[at - 1])) {
+    // Right after ":", "," or a closing bracket a quote opens a scalar only where that
+    // character is an indicator (in a flow collection, or ":" after a quoted key: "a":"b"); in
+    // a block (`k:"x`, `a,'b`) it is more of a plain scalar, whose later quotes may open one
+    // that holds a "#" on the next line (fuzz findings, 2026-12-08). A line scan cannot tell.
+    const char before = line[at - 1];
+    if (before == '[' || before == '{') return QuoteRole::kOpens;
+    if (before == ':' || before == ',' || before == ']' || before == '}') return QuoteRole::kUnsure;
+    return QuoteRole::kContent;
+  }
   std::size_t p = at;
   while (p > 0 && blank(line[p - 1])) --p;
   if (p == 0) return QuoteRole::kOpens;

@@ -63,6 +63,8 @@ TEST(ShortenComments, LeavesWhatItCannotFollow) {
   // next line and holds its "#" (a fuzz finding, 2026-12-08): a quote right after ":" stops
   // the scan.
   EXPECT_EQ(shorten_comments("# a\nk:\"x b: \"c,\n# d\"\ne: 1 # f\n"), "#\nk:\"x b: \"c,\n# d\"\ne: 1 # f\n");
+  // So does one right after "," (`s,'''o: '''''z,` is the key `s,'''o` and a quoted value).
+  EXPECT_EQ(shorten_comments("# a\ns,'''o: '''''z,\n# d'\ne: 1 # f\n"), "#\ns,'''o: '''''z,\n# d'\ne: 1 # f\n");
   // UTF-16 (a NUL byte, a byte-order mark), malformed UTF-8 (yaml-cpp's decoder swallows the
   // bytes after a bad lead byte) and YAML 1.1's other line breaks are left alone.
   const std::string wide("a\0:\0 \0#\0x\0", 10);
