@@ -56,6 +56,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
   }
   virtual_stage_layers(m, p);  // throws when the layers cannot be placed on the stages
   const int mb = microbatches(p, t);
+  const workload::StackProfile& stack = workload::stack_profile(t.stack);
   if (p.microbatch_group > 0) {
     // Megatron-Core's checks (schedules.py, forward_backward_pipelining_with_interleaving). Below
     // pp its warm-up ((pp − rank − 1)·2 + (v − 1)·N forwards) would wait on the first stage for
@@ -66,7 +67,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
       throw LayoutError("parallelism.microbatch_group", "microbatch_group groups the interleaved schedule's microbatches; "
                                                         "set schedule: interleaved");
     }
-    if (!workload::stack_profile(t.stack).microbatch_groups) {
+    if (!stack.microbatch_groups) {
       throw LayoutError("parallelism.microbatch_group",
                         std::string(workload::stack_name(t.stack)) +
                             " groups the interleaved schedule's microbatches by pp; Megatron-Core runs other groups "
@@ -87,7 +88,7 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
     // The smallest group Megatron-Core would run these microbatches in, if any.
     const int group = smallest_microbatch_group(p.pp, mb);
     std::string hint;
-    if (group > 0 && workload::stack_profile(t.stack).microbatch_groups) {
+    if (group > 0 && stack.microbatch_groups) {
       hint = "; or set parallelism.microbatch_group: " + n(group) +
              " (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-stage)";
     } else if (group > 0) {
@@ -98,26 +99,20 @@ void check_layout(const workload::ModelSpec& m, const hardware::ChipSpec& chip, 
                                                    ") to be a multiple of pp (" + n(p.pp) + ")" + hint);
   }
   if (p.zero < 0 || p.zero > 3) throw LayoutError("parallelism.zero", "zero is a ZeRO stage: 0, 1, 2 or 3");
-  if (p.zero == 2 && p.pp > 1 && !workload::stack_profile(t.stack).zero2_with_pipeline) {
+  if (p.pp > 1 && ((p.zero == 2 && !stack.zero2_with_pipeline) || (p.zero == 3 && !stack.zero3_with_pipeline))) {
     // DeepSpeed's PipelineEngine asserts zero_optimization_stage() < 2 ("ZeRO-2 and ZeRO-3 are
     // incompatible with pipeline parallelism", deepspeed/runtime/pipe/engine.py); Megatron-LM's
-    // distributed optimizer is ZeRO-1 and it has no ZeRO-2.
-    throw LayoutError("parallelism.zero", std::string("ZeRO-2 with pipeline parallelism does not run on ") +
-                                              workload::stack_name(t.stack) + ": DeepSpeed refuses it (\"ZeRO-2 and ZeRO-3 are incompatible with pipeline "
-                                          "parallelism\") and Megatron-LM has no ZeRO-2; use zero: 1 (Megatron's "
-                                          "distributed optimizer)");
-  }
-  if (p.zero == 3 && p.pp > 1 && !workload::stack_profile(t.stack).zero3_with_pipeline) {
-    // The same assertion (deepspeed/runtime/pipe/engine.py), and Megatron-LM has no ZeRO-3.
-    // PyTorch FSDP under torch.distributed.pipelining (torchtitan) and MaxText's pipeline run it.
-    throw LayoutError("parallelism.zero", std::string("ZeRO-3 with pipeline parallelism does not run on ") +
+    // distributed optimizer is ZeRO-1 and it has neither stage. PyTorch FSDP under
+    // torch.distributed.pipelining (torchtitan) and MaxText's pipeline run both.
+    const std::string zero = "ZeRO-" + n(p.zero);
+    throw LayoutError("parallelism.zero", zero + " with pipeline parallelism does not run on " +
                                               workload::stack_name(t.stack) +
-                                              ": DeepSpeed's pipeline engine refuses it (\"ZeRO-2 and ZeRO-3 are "
-                                              "incompatible with pipeline parallelism\") and Megatron-LM has no "
-                                              "ZeRO-3; use zero: 1, or training.stack: torchtitan (FSDP2 with "
-                                              "pipelining)");
+                                              ": DeepSpeed refuses it (\"ZeRO-2 and ZeRO-3 are incompatible with "
+                                              "pipeline parallelism\") and Megatron-LM has no " + zero +
+                                              "; use zero: 1 (Megatron's distributed optimizer), or training.stack: "
+                                              "torchtitan (FSDP2 with pipelining)");
   }
-  if (t.overlap.tp == TpOverlap::kCollectiveMatmul && p.tp > 1 && !workload::stack_profile(t.stack).collective_matmul) {
+  if (t.overlap.tp == TpOverlap::kCollectiveMatmul && p.tp > 1 && !stack.collective_matmul) {
     throw LayoutError("training.overlap.tp",
                       std::string("collective matmul does not run on ") + workload::stack_name(t.stack) +
                           ": it has no way to overlap tensor-parallel collectives with their matmuls (Megatron-Core's "

@@ -118,14 +118,14 @@ SimTime zero3_stream_bound_ps(const workload::ModelSpec& model, const ParallelSp
   if (parallel.zero != 3 || parallel.dp < 2 || training.zero3_collectives != Zero3Collectives::kFlat) return 0;
   const std::vector<int> layers = virtual_stage_layers(model, parallel);
   const SimTime m = microbatches(parallel, training);
+  // Gathered before each layer's forward and backward and reduced after its backward, in every
+  // microbatch; or once a step (fsdp_gathers_once).
+  const bool once = fsdp_gathers_once(parallel, training);
   SimTime bound = 0;
   for (int s = 0; s < parallel.pp && static_cast<std::size_t>(s) < times.size(); ++s) {
     SimTime on_stage = 0;
     for (int chunk = 0; chunk < parallel.virtual_stages; ++chunk) on_stage += layers[static_cast<std::size_t>(chunk * parallel.pp + s)];
     const Zero3Times& t = times[static_cast<std::size_t>(s)];
-    // Gathered before each layer's forward and backward and reduced after its backward, in
-    // every microbatch; or once a step (fsdp_gathers_once).
-    const bool once = fsdp_gathers_once(parallel, training);
     const SimTime gathers = (once ? 1 : 2 * m) * on_stage * t.gather_ps;
     const SimTime reduces = (once ? 1 : m) * on_stage * t.reduce_ps;
     bound = std::max(bound, training.overlap.dp_serial ? gathers + reduces : std::max(gathers, reduces));
